@@ -1,0 +1,36 @@
+/**
+ * Abilities name what a command needs (`customers.delete`); patterns name what
+ * a grant or a user has: an exact ability, `resource.*` (every ability below
+ * `resource.`, at any depth) or `*` (all).
+ */
+
+const SEGMENT = "[A-Za-z0-9_-]+";
+const ABILITY = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
+const PATTERN = new RegExp(`^(\\*|${SEGMENT}(\\.${SEGMENT})*(\\.\\*)?)$`);
+
+/** True when `ability` is a well-formed ability name such as `invoices.view`. */
+export const isAbility = (ability: string): boolean => ABILITY.test(ability);
+
+/** True when `pattern` is an exact ability, `resource.*` or `*`. */
+export const isAbilityPattern = (pattern: string): boolean => PATTERN.test(pattern);
+
+/**
+ * Whether one pattern covers an ability.
+ *
+ * @example
+ * ```ts
+ * covers("customers.*", "customers.update"); // true
+ * covers("customers.*", "customersx.view");  // false
+ * ```
+ */
+export const covers = (pattern: string, ability: string): boolean => {
+  if (pattern === "*") return true;
+  if (pattern.endsWith(".*")) return ability.startsWith(pattern.slice(0, -1));
+  return pattern === ability;
+};
+
+/** Whether any of `patterns` covers `ability`. */
+export const coveredByAny = (patterns: Iterable<string>, ability: string): boolean => {
+  for (const pattern of patterns) if (covers(pattern, ability)) return true;
+  return false;
+};

@@ -1,0 +1,156 @@
+import { Either, Schema } from "effect";
+import { coveredByAny, isAbilityPattern } from "./abilities.ts";
+import type { Command } from "./command.ts";
+import { AppConfigError, CommandDefinitionError } from "./errors.ts";
+import { issueLines, issuesOf } from "./issues.ts";
+import type { User } from "./origin.ts";
+import type { RateLimit } from "./rateLimit.ts";
+
+const Pattern = Schema.String.pipe(
+  Schema.filter(isAbilityPattern, {
+    message: () => 'must be an ability, "resource.*" or "*"',
+  }),
+);
+
+const RateLimitSchema = Schema.Struct({
+  calls: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  perSeconds: Schema.Number.pipe(Schema.finite(), Schema.positive()),
+});
+
+const grantFields = {
+  allow: Schema.Array(Pattern),
+  confirm: Schema.optionalWith(Schema.Array(Pattern), { default: () => [] }),
+  rateLimit: Schema.optional(RateLimitSchema),
+};
+
+/** The grant a surface (the assistant or MCP) has: which abilities, which are asked first, its limit. */
+export const GrantConfig = Schema.Struct(grantFields);
+
+/** The assistant's grant and settings; every setting has its documented default. */
+export const AssistantConfig = Schema.Struct({
+  ...grantFields,
+  instructions: Schema.optionalWith(Schema.String, { default: () => "" }),
+  model: Schema.optionalWith(Schema.NonEmptyString, { default: () => "claude-sonnet-5-5" }),
+  maxSteps: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 64)), { default: () => 8 }),
+  maxTokensPerConversation: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), {
+    default: () => 200_000,
+  }),
+  windowContext: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  codeMode: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+});
+
+/** What `createApp` takes for the assistant (defaults filled in). */
+export type AssistantOptions = typeof AssistantConfig.Encoded;
+/** What `createApp` takes for MCP. */
+export type GrantOptions = typeof GrantConfig.Encoded;
+
+/** A surface's grant, compiled: the commands it makes tools of, and its rules. */
+export interface Grant {
+  readonly surface: "assistant" | "mcp";
+  readonly allow: ReadonlyArray<string>;
+  readonly confirm: ReadonlyArray<string>;
+  readonly rateLimit: RateLimit | undefined;
+  /** Granted commands that have an ability, by name: the surface's catalog. */
+  readonly tools: ReadonlyMap<string, Command>;
+  /** Whether the grant covers an ability. */
+  readonly covers: (ability: string) => boolean;
+  /** Whether an ability is asked first on this surface. */
+  readonly needsConfirm: (ability: string) => boolean;
+}
+
+/** The app's declaration, given to {@link createApp}. */
+export interface AppSpec {
+  // biome-ignore lint/suspicious/noExplicitAny: commands of any argument and result types
+  readonly commands: ReadonlyArray<Command<any, any>>;
+  /** The abilities (exact or patterns) the user has now; asked at every check. */
+  readonly userAbilities: (user: User) => Iterable<string>;
+  /** The in-app assistant; without it the app has no assistant. */
+  readonly assistant?: AssistantOptions;
+  /** The grant for external agents over MCP; a separate grant from the assistant's. */
+  readonly mcp?: GrantOptions;
+}
+
+/** An app: its commands, how to read a user's abilities, and its grants. */
+export interface App {
+  readonly commands: ReadonlyMap<string, Command>;
+  readonly userAbilities: (user: User) => Iterable<string>;
+  readonly assistant:
+    | (Grant & Omit<typeof AssistantConfig.Type, keyof typeof grantFields>)
+    | undefined;
+  readonly mcp: Grant | undefined;
+}
+
+/**
+ * Puts the app's commands and grants together. Nothing is a tool until a grant
+ * allows its ability.
+ *
+ * @throws {CommandDefinitionError} when two commands share a name.
+ * @throws {AppConfigError} for a grant or setting that is not valid, naming the field.
+ *
+ * @example
+ * ```ts
+ * const app = createApp({
+ *   commands: [customersShow],
+ *   userAbilities: (user) => user.abilities,
+ *   assistant: { allow: ["customers.*"], confirm: ["customers.delete"] },
+ *   mcp: { allow: ["customers.view"] },
+ * });
+ * ```
+ */
+export const createApp = (spec: AppSpec): App => {
+  if (typeof spec.userAbilities !== "function") {
+    throw new AppConfigError({ reason: "userAbilities must be a function of the user" });
+  }
+  const commands = new Map<string, Command>();
+  for (const command of spec.commands) {
+    if (commands.has(command.name)) {
+      throw new CommandDefinitionError({
+        command: command.name,
+        reason: "another command has this name",
+      });
+    }
+    commands.set(command.name, command as Command);
+  }
+  const assistant =
+    spec.assistant === undefined ? undefined : decode(AssistantConfig, spec.assistant, "assistant");
+  const mcp = spec.mcp === undefined ? undefined : decode(GrantConfig, spec.mcp, "mcp");
+  return {
+    commands,
+    userAbilities: spec.userAbilities,
+    assistant:
+      assistant === undefined
+        ? undefined
+        : { ...assistant, ...compileGrant("assistant", assistant, commands) },
+    mcp: mcp === undefined ? undefined : compileGrant("mcp", mcp, commands),
+  };
+};
+
+const decode = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown, field: string): A => {
+  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(
+    input,
+  );
+  if (Either.isRight(result)) return result.right;
+  const lines = issueLines(issuesOf(result.left)).map((line) => `${field}.${line}`);
+  throw new AppConfigError({ reason: lines.join("; ") });
+};
+
+const compileGrant = (
+  surface: Grant["surface"],
+  config: typeof GrantConfig.Type,
+  commands: ReadonlyMap<string, Command>,
+): Grant => {
+  const covers = (ability: string) => coveredByAny(config.allow, ability);
+  const tools = new Map<string, Command>();
+  for (const command of commands.values()) {
+    if (command.can !== undefined && covers(command.can)) tools.set(command.name, command);
+  }
+  return {
+    surface,
+    allow: config.allow,
+    confirm: config.confirm,
+    rateLimit: config.rateLimit,
+    tools,
+    covers,
+    needsConfirm: (ability) => coveredByAny(config.confirm, ability),
+  };
+};

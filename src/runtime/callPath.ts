@@ -1,0 +1,268 @@
+import { Either } from "effect";
+import { type Observable, Subject } from "rxjs";
+import { coveredByAny } from "./abilities.ts";
+import type { App, Grant } from "./app.ts";
+import { type Activity, AgentCalled } from "./audit.ts";
+import { digestOf } from "./canonicalJson.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Command } from "./command.ts";
+import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmation.ts";
+import { type Ids, randomIds } from "./ids.ts";
+import { issueLines, issuesOf } from "./issues.ts";
+import { fillLink } from "./link.ts";
+import type { Caller, Origin, User } from "./origin.ts";
+import { type AuditOutcome, auditOutcome, type CallOutcome } from "./outcome.ts";
+import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
+
+/** A tool call as the model (or an MCP client) made it. */
+export interface ToolCall {
+  readonly tool: string;
+  /** The arguments as sent: untrusted. */
+  readonly input: unknown;
+  /** The model's `tool_use` id; one is made when absent. */
+  readonly callId?: string;
+  /** Direct, or from code; direct when absent. */
+  readonly caller?: Caller;
+}
+
+/** Who a call is made for and where it belongs. */
+export interface CallContext {
+  readonly user: User;
+  /** `{ kind: "assistant" }` uses the assistant's grant and checks the user; `agent` uses MCP's. */
+  readonly origin: Origin;
+  /** The window (or MCP session): rate limits and confirmations are kept per scope. */
+  readonly scope: string;
+  /** Aborted by Stop: a call not yet running is not run; a running command sees it. */
+  readonly signal?: AbortSignal;
+  /** The tools offered this turn; a call to any other is an unknown tool. */
+  readonly offered?: ReadonlySet<string>;
+  /** Who asks the user; without one, a call that needs confirming is not confirmed. */
+  readonly confirmer?: Confirmer;
+}
+
+/** Options of {@link createCallPath}; every one has a default. */
+export interface CallPathOptions {
+  readonly clock?: Clock;
+  readonly ids?: Ids;
+  readonly rateLimits?: RateLimitStore;
+  /** How long a confirmation waits: 5 minutes. */
+  readonly confirmTimeoutMs?: number;
+}
+
+/** The one call path: every tool call, from the assistant or MCP, goes through `call`. */
+export interface CallPath {
+  readonly call: (call: ToolCall, ctx: CallContext) => Promise<CallOutcome>;
+  /** Commands starting and finishing (no arguments). */
+  readonly activity$: Observable<Activity>;
+  /** One `AgentCalled` record per call, refusals included (no arguments). */
+  readonly audit$: Observable<AgentCalled>;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Makes the app's call path (DESIGN §5): resolve, grant, user ability, rate
+ * limit, arguments, code caller, confirmation, run, publish, format.
+ *
+ * @example
+ * ```ts
+ * const path = createCallPath(app);
+ * const outcome = await path.call(
+ *   { tool: "customers_show", input: { id: 42 } },
+ *   { user, origin: { kind: "assistant" }, scope: "window-1" },
+ * );
+ * formatOutcome(outcome).text; // '{"id":42,"name":"Ada"}'
+ * ```
+ */
+export const createCallPath = (app: App, options: CallPathOptions = {}): CallPath => {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds();
+  const rateLimits = options.rateLimits ?? memoryRateLimitStore();
+  const confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
+  const activity = new Subject<Activity>();
+  const audit = new Subject<AgentCalled>();
+
+  const record = (ctx: CallContext, tool: string, outcome: AuditOutcome, startedAt: number) => {
+    if (!audit.observed) return;
+    const client = ctx.origin.kind === "agent" ? ctx.origin.client : "assistant";
+    audit.next(
+      new AgentCalled({ client, tool, outcome, durationMs: clock.now() - startedAt }, true),
+    );
+  };
+
+  const call = async (call: ToolCall, ctx: CallContext): Promise<CallOutcome> => {
+    const startedAt = clock.now();
+    const callId = call.callId ?? ids.next();
+    const tool = typeof call.tool === "string" ? call.tool : String(call.tool);
+    const outcome = await decide(call, ctx, callId, tool);
+    record(ctx, outcome.tool, auditOutcome(outcome), startedAt);
+    return outcome;
+  };
+
+  const decide = async (
+    call: ToolCall,
+    ctx: CallContext,
+    callId: string,
+    tool: string,
+  ): Promise<CallOutcome> => {
+    const signal = ctx.signal ?? NEVER_ABORTED;
+    // 1. Resolve (a Map, so no prototype lookups), within what this turn offered.
+    const grant: Grant | undefined = ctx.origin.kind === "assistant" ? app.assistant : app.mcp;
+    const command: Command | undefined = grant?.tools.get(tool);
+    if (
+      grant === undefined ||
+      command === undefined ||
+      (ctx.offered !== undefined && !ctx.offered.has(tool))
+    ) {
+      return { _tag: "UnknownTool", callId, tool };
+    }
+    // 2. The grant covers the ability (its catalog holds only what it covers; checked again here).
+    const ability = command.can as string;
+    if (!grant.covers(ability)) return { _tag: "UnknownTool", callId, tool };
+    // 3. Assistant only: the user has the ability now.
+    if (ctx.origin.kind === "assistant" && !coveredByAny(app.userAbilities(ctx.user), ability)) {
+      return { _tag: "Denied", callId, tool, ability };
+    }
+    // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
+    const limit = command.rateLimit ?? grant.rateLimit;
+    if (limit !== undefined) {
+      let decision: RateDecision;
+      try {
+        const taken = rateLimits.take(
+          `${grant.surface}\u0000${ctx.scope}\u0000${tool}`,
+          limit,
+          clock.now(),
+        );
+        decision = taken instanceof Promise ? await taken : taken;
+      } catch {
+        return { _tag: "RateLimitUnavailable", callId, tool };
+      }
+      if (!decision.ok)
+        return { _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs };
+    }
+    // 5. Arguments.
+    let decoded = command.decode(call.input);
+    if (Either.isLeft(decoded))
+      return { _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) };
+    const caller: Caller = call.caller ?? { type: "direct" };
+    if (grant.needsConfirm(ability)) {
+      // 6. Code may not call what needs the user's confirmation.
+      if (caller.type === "code") return { _tag: "CodeCallerRefused", callId, tool };
+      // 7. Ask, bound to this id, tool and argument digest; single-use; 5 minutes.
+      const digest = await digestOf(call.input).catch(() => undefined);
+      if (digest === undefined) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+      const answer = await confirm(ctx, {
+        callId,
+        tool,
+        description: command.description,
+        args: call.input,
+        digest,
+      });
+      if (answer === "stopped") return { _tag: "Stopped", callId, tool };
+      if (answer !== "accepted") return { _tag: "NotConfirmed", callId, tool, answer };
+      // What runs is what was confirmed: the arguments are read and checked again.
+      if ((await digestOf(call.input).catch(() => undefined)) !== digest)
+        return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+      decoded = command.decode(call.input);
+      if (Either.isLeft(decoded)) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+    }
+    if (signal.aborted) return { _tag: "Stopped", callId, tool };
+    // 8. Run, with the origin, the user and the abort signal. 9. Publish activity.
+    const scope = ctx.scope;
+    const origin = ctx.origin;
+    activity.next({ type: "started", callId, tool, caller, origin, scope });
+    let outcome: CallOutcome;
+    try {
+      const value = await command.run(decoded.right, { user: ctx.user, origin, signal });
+      const encoded = command.encodeResult(value);
+      if (Either.isLeft(encoded)) {
+        outcome = {
+          _tag: "Failed",
+          callId,
+          tool,
+          lines: [
+            "the command's result did not match its schema",
+            ...issueLines(issuesOf(encoded.left)),
+          ],
+        };
+      } else {
+        const link =
+          command.linkTemplate && fillLink(command.linkTemplate, call.input, encoded.right);
+        outcome = {
+          _tag: "Succeeded",
+          callId,
+          tool,
+          result: encoded.right,
+          ...(link ? { link } : {}),
+        };
+      }
+    } catch (error) {
+      outcome = { _tag: "Failed", callId, tool, lines: errorLines(error) };
+    }
+    const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+    activity.next({
+      type: "finished",
+      callId,
+      tool,
+      ok: outcome._tag === "Succeeded",
+      ...(link ? { link } : {}),
+      origin,
+      scope,
+    });
+    return outcome;
+  };
+
+  const confirm = (
+    ctx: CallContext,
+    request: { callId: string; tool: string; description: string; args: unknown; digest: string },
+  ): Promise<ConfirmAnswer | "stopped"> => {
+    const confirmer = ctx.confirmer;
+    if (confirmer === undefined) return Promise.resolve("declined");
+    const outer = ctx.signal ?? NEVER_ABORTED;
+    if (outer.aborted) return Promise.resolve("stopped");
+    const confirmId = ids.next();
+    const giveUp = new AbortController();
+    return new Promise<ConfirmAnswer | "stopped">((resolve) => {
+      let settled = false;
+      const settle = (answer: ConfirmAnswer | "stopped") => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(timer);
+        outer.removeEventListener("abort", onStop);
+        giveUp.abort();
+        resolve(answer);
+      };
+      const onStop = () => settle("stopped");
+      const timer = clock.setTimeout(() => settle("timedOut"), confirmTimeoutMs);
+      outer.addEventListener("abort", onStop, { once: true });
+      confirmer.ask({ ...request, confirmId, scope: ctx.scope }, giveUp.signal).then(
+        (reply) => {
+          const bound =
+            reply.confirmId === confirmId &&
+            reply.tool === request.tool &&
+            reply.digest === request.digest;
+          settle(bound ? reply.answer : "declined");
+        },
+        () => settle("declined"),
+      );
+    });
+  };
+
+  return { call, activity$: activity.asObservable(), audit$: audit.asObservable() };
+};
+
+const MAX_ERROR_LINES = 20;
+
+const errorLines = (error: unknown): ReadonlyArray<string> => {
+  const text =
+    error instanceof Error
+      ? error.message || error.name
+      : typeof error === "string"
+        ? error
+        : "the command failed";
+  const lines = text
+    .split("\n")
+    .map((line) => (line.length <= 300 ? line : `${line.slice(0, 299)}…`))
+    .filter((line) => line.trim() !== "");
+  return lines.length === 0 ? ["the command failed"] : lines.slice(0, MAX_ERROR_LINES);
+};

@@ -1,0 +1,34 @@
+/**
+ * Canonical JSON: object keys sorted by code unit at every depth, no
+ * whitespace, `undefined` members left out, as JSON.stringify would. Two values
+ * that differ only in key order give the same text, so a digest over it binds
+ * a confirmation to the arguments and not to how they were spelled.
+ */
+export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value)) ?? "null";
+
+const sortKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return sortKeys((value as { toJSON: () => unknown }).toJSON());
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    Object.defineProperty(out, key, {
+      value: sortKeys((value as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+};
+
+/** SHA-256 (WebCrypto) of the canonical JSON of `value`, as lowercase hex. */
+export const digestOf = async (value: unknown): Promise<string> => {
+  const bytes = new TextEncoder().encode(canonicalJson(value));
+  const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
+  let hex = "";
+  for (const byte of hash) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+};

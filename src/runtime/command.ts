@@ -1,0 +1,177 @@
+import { SchemaAST as AST, Either, JSONSchema, type ParseResult, Schema } from "effect";
+import { CommandDefinitionError } from "./errors.ts";
+import { type LinkTemplate, parseLink } from "./link.ts";
+import type { Origin, User } from "./origin.ts";
+import type { RateLimit } from "./rateLimit.ts";
+
+/** What a command's `run` gets besides its arguments. */
+export interface CommandContext {
+  /** The signed-in user the call is made for. */
+  readonly user: User;
+  /** The assistant, or an external agent over MCP. */
+  readonly origin: Origin;
+  /** Aborted when the call is stopped; pass it on to I/O. */
+  readonly signal: AbortSignal;
+}
+
+/** A JSON Schema document, as generated from `effect/Schema`. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Any schema that needs no context to decode or encode. */
+// biome-ignore lint/suspicious/noExplicitAny: a schema of any type
+export type AnySchema = Schema.Schema<any, any, never>;
+
+/** The declaration given to {@link defineCommand}. */
+export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema> {
+  /** The tool name: letters, digits, `_` and `-`, at most 64. */
+  readonly name: string;
+  /** Written for the model and for people: what it does, when to use it. */
+  readonly description: string;
+  /** The ability it takes. Without one the command is never a tool. */
+  readonly can?: string;
+  /** Read-only and cheap: it may back a live query of a window. */
+  readonly live?: boolean;
+  /** An app path filled on success, e.g. `/customers/{id}` or `/invoices/{result.id}`. */
+  readonly link?: string;
+  /** The arguments, named, in positional order. */
+  readonly args: F;
+  /** The result's schema; results are encoded with it before the model sees them. */
+  readonly result?: R;
+  /** A rate limit for this tool, overriding the grant's. */
+  readonly rateLimit?: RateLimit;
+  /** Does the work. Throwing (or rejecting) is a failed call the model is told about. */
+  readonly run: (
+    args: Schema.Struct.Type<F>,
+    ctx: CommandContext,
+  ) => Schema.Schema.Type<R> | Promise<Schema.Schema.Type<R>>;
+}
+
+/** A command as the app holds it: the declaration, checked, with what is derived from it. */
+export interface Command<A = unknown, R = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly can: string | undefined;
+  readonly live: boolean;
+  readonly link: string | undefined;
+  readonly linkTemplate: LinkTemplate | undefined;
+  readonly rateLimit: RateLimit | undefined;
+  /** Argument names in positional order. */
+  readonly argumentNames: ReadonlyArray<string>;
+  /** The arguments as one struct schema. */
+  readonly args: Schema.Schema<A, unknown, never>;
+  readonly result: Schema.Schema<R, unknown, never> | undefined;
+  /** The input JSON Schema of the tool (with `$defs` where the schema has named parts). */
+  readonly inputSchema: JsonSchema;
+  /** The output JSON Schema, when the command has a result schema. */
+  readonly outputSchema: JsonSchema | undefined;
+  readonly run: (args: A, ctx: CommandContext) => R | Promise<R>;
+  /** Decodes untrusted input, reporting every issue; properties the schema lacks are errors. */
+  readonly decode: (input: unknown) => Either.Either<A, ParseResult.ParseError>;
+  /** Encodes a result for the model; without a result schema the value is passed on. */
+  readonly encodeResult: (value: R) => Either.Either<unknown, ParseResult.ParseError>;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Declares an app command once: the tool the model sees, the check that runs
+ * before it, and the work it does are all derived from this.
+ *
+ * @throws {CommandDefinitionError} for a bad name, an ability that is not one,
+ * a schema that has no JSON Schema, or a link that is not an app path or names
+ * a placeholder that is neither an argument nor `result.<field>`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ * const customersShow = defineCommand({
+ *   name: "customers_show",
+ *   description: "Show one customer by id.",
+ *   can: "customers.view",
+ *   live: true,
+ *   link: "/customers/{id}",
+ *   args: { id: Schema.Number },
+ *   run: ({ id }) => ({ id, name: "Ada" }),
+ * });
+ * ```
+ */
+export const defineCommand = <
+  const F extends Schema.Struct.Fields,
+  R extends AnySchema = typeof Schema.Unknown,
+>(
+  spec: CommandSpec<F, R>,
+): Command<Schema.Struct.Type<F>, Schema.Schema.Type<R>> => {
+  const name = String(spec.name);
+  const fail = (reason: string): never => {
+    throw new CommandDefinitionError({ command: name, reason });
+  };
+  if (!TOOL_NAME.test(name)) fail("the name must be 1 to 64 letters, digits, _ or - (a tool name)");
+  if (typeof spec.description !== "string" || spec.description.trim() === "")
+    fail("the description is empty");
+  if (spec.can !== undefined && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(spec.can)) {
+    fail(`can ${JSON.stringify(spec.can)} is not an ability (dot-separated names, no wildcard)`);
+  }
+  if (typeof spec.run !== "function") fail("run is not a function");
+  const argumentNames = Object.keys(spec.args);
+  const args = Schema.Struct(spec.args) as unknown as Schema.Schema<
+    Schema.Struct.Type<F>,
+    unknown,
+    never
+  >;
+  const result = spec.result as unknown as
+    | Schema.Schema<Schema.Schema.Type<R>, unknown, never>
+    | undefined;
+  const inputSchema = jsonSchemaOf(args, "args", fail);
+  const outputSchema = result === undefined ? undefined : jsonSchemaOf(result, "result", fail);
+  let linkTemplate: LinkTemplate | undefined;
+  if (spec.link !== undefined) {
+    const parsed = parseLink(spec.link, argumentNames, resultFieldsOf(result));
+    if (!parsed.ok) fail(parsed.problem);
+    else linkTemplate = parsed.template;
+  }
+  const decode = Schema.decodeUnknownEither(args, { errors: "all", onExcessProperty: "error" });
+  const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
+  return {
+    name,
+    description: spec.description,
+    can: spec.can,
+    live: spec.live === true,
+    link: spec.link,
+    linkTemplate,
+    rateLimit: spec.rateLimit,
+    argumentNames,
+    args,
+    result,
+    inputSchema,
+    outputSchema,
+    run: spec.run as Command<Schema.Struct.Type<F>, Schema.Schema.Type<R>>["run"],
+    decode,
+    encodeResult: (value) => (encode === undefined ? Either.right(value) : encode(value)),
+  };
+};
+
+const jsonSchemaOf = (
+  schema: AnySchema,
+  what: string,
+  fail: (reason: string) => never,
+): JsonSchema => {
+  try {
+    const { $schema: _drop, ...rest } = JSONSchema.make(schema) as unknown as Record<
+      string,
+      unknown
+    >;
+    return rest;
+  } catch (error) {
+    return fail(
+      `${what} cannot be described as JSON Schema: ${(error as Error).message.split("\n")[0]}`,
+    );
+  }
+};
+
+const resultFieldsOf = (result: AnySchema | undefined): ReadonlyArray<string> | "any" | "none" => {
+  if (result === undefined) return "none";
+  let ast = AST.encodedAST(result.ast);
+  while (AST.isRefinement(ast)) ast = ast.from;
+  if (AST.isTypeLiteral(ast)) return ast.propertySignatures.map((p) => String(p.name));
+  return "any";
+};

@@ -1,0 +1,129 @@
+import type { Issue } from "./issues.ts";
+import { issueLines } from "./issues.ts";
+
+/** How one tool call ended. Every refusal means the command did not run. */
+export type CallOutcome =
+  | { readonly _tag: "UnknownTool"; readonly callId: string; readonly tool: string }
+  | {
+      readonly _tag: "Denied";
+      readonly callId: string;
+      readonly tool: string;
+      readonly ability: string;
+    }
+  | {
+      readonly _tag: "RateLimited";
+      readonly callId: string;
+      readonly tool: string;
+      readonly retryAfterMs: number;
+    }
+  | { readonly _tag: "RateLimitUnavailable"; readonly callId: string; readonly tool: string }
+  | {
+      readonly _tag: "InvalidArguments";
+      readonly callId: string;
+      readonly tool: string;
+      readonly issues: ReadonlyArray<Issue>;
+    }
+  | { readonly _tag: "CodeCallerRefused"; readonly callId: string; readonly tool: string }
+  | {
+      readonly _tag: "NotConfirmed";
+      readonly callId: string;
+      readonly tool: string;
+      readonly answer: "declined" | "timedOut";
+    }
+  | { readonly _tag: "Stopped"; readonly callId: string; readonly tool: string }
+  | {
+      readonly _tag: "Succeeded";
+      readonly callId: string;
+      readonly tool: string;
+      readonly result: unknown;
+      readonly link?: string;
+    }
+  | {
+      readonly _tag: "Failed";
+      readonly callId: string;
+      readonly tool: string;
+      readonly lines: ReadonlyArray<string>;
+    };
+
+/** The audit outcome names, one per kind of ending. */
+export type AuditOutcome =
+  | "ok"
+  | "failed"
+  | "unknownTool"
+  | "denied"
+  | "rateLimited"
+  | "invalidArguments"
+  | "codeCallerRefused"
+  | "notConfirmed"
+  | "stopped";
+
+/** Whether the command ran (succeeded or failed while running). */
+export const ran = (outcome: CallOutcome): boolean =>
+  outcome._tag === "Succeeded" || outcome._tag === "Failed";
+
+/** The audit name of an outcome. */
+export const auditOutcome = (outcome: CallOutcome): AuditOutcome => {
+  switch (outcome._tag) {
+    case "Succeeded":
+      return "ok";
+    case "Failed":
+      return "failed";
+    case "UnknownTool":
+      return "unknownTool";
+    case "Denied":
+      return "denied";
+    case "RateLimited":
+    case "RateLimitUnavailable":
+      return "rateLimited";
+    case "InvalidArguments":
+      return "invalidArguments";
+    case "CodeCallerRefused":
+      return "codeCallerRefused";
+    case "NotConfirmed":
+      return "notConfirmed";
+    case "Stopped":
+      return "stopped";
+  }
+};
+
+const clipName = (name: string): string => (name.length <= 64 ? name : `${name.slice(0, 63)}…`);
+
+/**
+ * The text the model (or MCP client) is told: the result as JSON, or the
+ * refusal or error as lines. The sentences are the contract of DESIGN §5.
+ *
+ * @example
+ * ```ts
+ * formatOutcome({ _tag: "Denied", callId: "c1", tool: "customers_delete", ability: "customers.delete" });
+ * // { isError: true, text: "the user may not do this: it takes customers.delete" }
+ * ```
+ */
+export const formatOutcome = (
+  outcome: CallOutcome,
+): { readonly isError: boolean; readonly text: string } => {
+  const error = (text: string) => ({ isError: true, text });
+  switch (outcome._tag) {
+    case "Succeeded":
+      return { isError: false, text: JSON.stringify(outcome.result) ?? "null" };
+    case "Failed":
+      return error(outcome.lines.join("\n"));
+    case "UnknownTool":
+      return error(`unknown tool: ${clipName(outcome.tool)}`);
+    case "Denied":
+      return error(`the user may not do this: it takes ${outcome.ability}`);
+    case "RateLimited":
+      return error(
+        `rate limit reached for ${outcome.tool}: try again in ${Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))} s`,
+      );
+    case "RateLimitUnavailable":
+      return error(`the rate limit for ${outcome.tool} could not be checked, so it did not run`);
+    case "InvalidArguments":
+      return error(issueLines(outcome.issues).join("\n"));
+    case "CodeCallerRefused":
+      return error("call it directly, so the user can confirm it");
+    case "NotConfirmed":
+      return error(`The user didn't confirm ${outcome.tool}, so it did not run.`);
+    case "Stopped":
+      return error(`${outcome.tool} was stopped before it ran`);
+  }
+};

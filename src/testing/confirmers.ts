@@ -1,0 +1,45 @@
+import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/confirmation.ts";
+
+/**
+ * A confirmer that answers every request at once, by a fixed answer or a
+ * function of the request; it records what it was asked.
+ *
+ * @example
+ * ```ts
+ * const confirmer = answeringConfirmer((r) => (r.tool === "customers_delete" ? "declined" : "accepted"));
+ * ```
+ */
+export const answeringConfirmer = (
+  answer: ConfirmAnswer | ((request: ConfirmRequest) => ConfirmAnswer | Promise<ConfirmAnswer>),
+): Confirmer & { readonly asked: ReadonlyArray<ConfirmRequest> } => {
+  const asked: ConfirmRequest[] = [];
+  return {
+    asked,
+    ask: async (request) => {
+      asked.push(request);
+      const decided = typeof answer === "function" ? await answer(request) : answer;
+      return {
+        confirmId: request.confirmId,
+        tool: request.tool,
+        digest: request.digest,
+        answer: decided,
+      };
+    },
+  };
+};
+
+/** A confirmer that never answers: the call path's timeout decides. */
+export const silentConfirmer = (): Confirmer & {
+  readonly asked: ReadonlyArray<ConfirmRequest>;
+} => {
+  const asked: ConfirmRequest[] = [];
+  return {
+    asked,
+    ask: (request, signal) => {
+      asked.push(request);
+      return new Promise((_resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    },
+  };
+};

@@ -1,0 +1,43 @@
+/**
+ * What users test with: in-memory twins of every port, predictable ids and a
+ * simulated clock.
+ *
+ * @packageDocumentation
+ */
+import { SimulatedClock } from "xstate";
+import type { Clock } from "../runtime/clock.ts";
+import type { Ids } from "../runtime/ids.ts";
+import type { RateLimitStore } from "../runtime/rateLimit.ts";
+
+export { confirmationBroker } from "../actors/confirmationBroker.ts";
+export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
+export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
+
+/**
+ * XState's `SimulatedClock`, which is also this library's `Clock`: time moves
+ * only when the test calls `increment(ms)` or `set(ms)`.
+ *
+ * @example
+ * ```ts
+ * const clock = simulatedClock();
+ * clock.increment(5 * 60 * 1000); // every timer due by then fires
+ * ```
+ */
+export const simulatedClock = (start = 0): SimulatedClock & Clock => {
+  const clock = new SimulatedClock();
+  clock.set(start);
+  return clock;
+};
+
+/** Ids `prefix-1`, `prefix-2`, … in order. */
+export const countingIds = (prefix = "id"): Ids => {
+  let n = 0;
+  return { next: () => `${prefix}-${++n}` };
+};
+
+/** A rate-limit store whose every take fails, to show the call path fails closed. */
+export const failingRateLimitStore = (): RateLimitStore => ({
+  take: () => {
+    throw new Error("rate-limit store unavailable");
+  },
+});
