@@ -121,7 +121,11 @@ export const defineCommand = <
   const result = spec.result as unknown as
     | Schema.Schema<Schema.Schema.Type<R>, unknown, never>
     | undefined;
-  const inputSchema = jsonSchemaOf(args, "args", fail);
+  // An empty struct is `{}` to JSON Schema (any object or array); a tool's input is always an object.
+  const inputSchema =
+    argumentNames.length === 0
+      ? { type: "object", required: [], properties: {}, additionalProperties: false }
+      : jsonSchemaOf(args, "args", fail);
   const outputSchema = result === undefined ? undefined : jsonSchemaOf(result, "result", fail);
   let linkTemplate: LinkTemplate | undefined;
   if (spec.link !== undefined) {

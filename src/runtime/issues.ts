@@ -15,25 +15,49 @@ const MAX_LINE = 300;
  * "Expected undefined" dropped, at most 20, each line at most 300 characters.
  */
 export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => {
+  const all = ParseResult.ArrayFormatter.formatErrorSync(error);
   const byPath = new Map<string, string[]>();
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of all) {
+    // An optional field is a union with undefined: its "Expected undefined" says nothing when
+    // the field's own schema reported something at or below the same path.
+    if (
+      UNDEFINED.test(issue.message) &&
+      all.some((o) => o !== issue && startsWith(o.path, issue.path))
+    )
+      continue;
     const path = pathText(issue.path);
     const messages = byPath.get(path) ?? [];
     messages.push(issue.message);
     byPath.set(path, messages);
   }
   const out: Issue[] = [];
-  for (const [path, messages] of byPath) out.push({ path, message: clip(merge(messages)) });
+  for (const [path, messages] of byPath) {
+    // The arguments as a whole: effect describes the struct in full, which helps nobody.
+    const whole = path === ROOT && messages.every((m) => EXPECTED.test(m));
+    const message = whole
+      ? `expected an object, got ${EXPECTED.exec(messages[0] ?? "")?.[2]}`
+      : merge(messages);
+    out.push({ path, message: clip(message) });
+  }
   if (out.length <= MAX_ISSUES) return out;
   return [
     ...out.slice(0, MAX_ISSUES),
-    { path: "arguments", message: `and ${out.length - MAX_ISSUES} more problems` },
+    { path: ROOT, message: `and ${out.length - MAX_ISSUES} more problems` },
   ];
 };
 
 /** Issues as lines, `path: message`. */
 export const issueLines = (issues: ReadonlyArray<Issue>): ReadonlyArray<string> =>
   issues.map((issue) => `${issue.path}: ${issue.message}`);
+
+const ROOT = "arguments";
+
+const UNDEFINED = /^Expected undefined, actual /;
+
+const startsWith = (
+  path: ReadonlyArray<PropertyKey>,
+  prefix: ReadonlyArray<PropertyKey>,
+): boolean => path.length >= prefix.length && prefix.every((key, i) => path[i] === key);
 
 const EXPECTED = /^Expected (.+), actual ([\s\S]+)$/;
 
@@ -58,7 +82,7 @@ const pathText = (path: ReadonlyArray<PropertyKey>): string => {
     if (typeof key === "number") text += `[${key}]`;
     else text += text === "" ? String(key) : `.${String(key)}`;
   }
-  return text === "" ? "arguments" : text;
+  return text === "" ? ROOT : text;
 };
 
 const clip = (text: string): string =>
