@@ -23,6 +23,7 @@ export { catalog, offered, toolOf } from "./runtime/catalog.ts";
 export type { Clock } from "./runtime/clock.ts";
 export { systemClock } from "./runtime/clock.ts";
 export type {
+  AnyCommand,
   AnySchema,
   Command,
   CommandContext,

@@ -2,6 +2,7 @@ import { Schema } from "effect";
 import {
   type Activity,
   type AgentCalled,
+  type AnyCommand,
   type CallContext,
   type Confirmer,
   createApp,
@@ -18,15 +19,10 @@ import {
   simulatedClock,
 } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
-import { spyCommands, type TestUser, userOf } from "../fixtures/spyCommands.ts";
+import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
 const setup = (
-  options: {
-    assistant?: object;
-    mcp?: object;
-    abilities?: string[];
-    extra?: ReturnType<typeof defineCommand>[];
-  } = {},
+  options: { assistant?: object; mcp?: object; abilities?: string[]; extra?: AnyCommand[] } = {},
 ) => {
   const spies = spyCommands();
   const user = { name: "Ada", abilities: options.abilities ?? ["*"] } as {

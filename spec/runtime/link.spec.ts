@@ -9,7 +9,7 @@ import {
 import { describe, expect, it } from "vitest";
 
 const linkOf = async (
-  args: Record<string, Schema.Schema.Any>,
+  args: Schema.Struct.Fields,
   link: string,
   input: unknown,
   result: unknown,

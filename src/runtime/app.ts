@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect";
 import { coveredByAny, isAbilityPattern } from "./abilities.ts";
-import type { Command } from "./command.ts";
+import type { AnyCommand, Command } from "./command.ts";
 import { AppConfigError, CommandDefinitionError } from "./errors.ts";
 import { issueLines, issuesOf } from "./issues.ts";
 import type { User } from "./origin.ts";
@@ -60,8 +60,7 @@ export interface Grant {
 
 /** The app's declaration, given to {@link createApp}. */
 export interface AppSpec {
-  // biome-ignore lint/suspicious/noExplicitAny: commands of any argument and result types
-  readonly commands: ReadonlyArray<Command<any, any>>;
+  readonly commands: ReadonlyArray<AnyCommand>;
   /** The abilities (exact or patterns) the user has now; asked at every check. */
   readonly userAbilities: (user: User) => Iterable<string>;
   /** The in-app assistant; without it the app has no assistant. */

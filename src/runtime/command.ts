@@ -71,6 +71,10 @@ export interface Command<A = unknown, R = unknown> {
   readonly encodeResult: (value: R) => Either.Either<unknown, ParseResult.ParseError>;
 }
 
+/** A command of any argument and result types, as an app's list holds them. */
+// biome-ignore lint/suspicious/noExplicitAny: commands of any argument and result types
+export type AnyCommand = Command<any, any>;
+
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
