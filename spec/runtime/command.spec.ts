@@ -201,3 +201,13 @@ describe("defineCommand: what is derived", () => {
     });
   });
 });
+
+describe("a command without arguments", () => {
+  const none = defineCommand({ name: "x", description: "x", args: {}, run: () => null });
+  it.each([[{ id: 1 }], ["s"], [1], [[]], [null]])("refuses %j", (input) => {
+    expect(Either.isLeft(none.decode(input))).toBe(true);
+  });
+  it("takes an empty object", () => {
+    expect(Either.isRight(none.decode({}))).toBe(true);
+  });
+});

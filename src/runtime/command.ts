@@ -71,6 +71,21 @@ export interface Command<A = unknown, R = unknown> {
   readonly encodeResult: (value: R) => Either.Either<unknown, ParseResult.ParseError>;
 }
 
+/**
+ * `Schema.Struct({})` is TypeScript's `{}`: any value but null and undefined.
+ * A command without arguments takes exactly an empty object.
+ */
+const NoArguments = Schema.Struct({}).pipe(
+  Schema.filter(
+    (value) =>
+      (typeof value === "object" &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.keys(value).length === 0) ||
+      "this tool takes no arguments: send {}",
+  ),
+);
+
 /** A command of any argument and result types, as an app's list holds them. */
 // biome-ignore lint/suspicious/noExplicitAny: commands of any argument and result types
 export type AnyCommand = Command<any, any>;
@@ -117,11 +132,9 @@ export const defineCommand = <
   }
   if (typeof spec.run !== "function") fail("run is not a function");
   const argumentNames = Object.keys(spec.args);
-  const args = Schema.Struct(spec.args) as unknown as Schema.Schema<
-    Schema.Struct.Type<F>,
-    unknown,
-    never
-  >;
+  const args = (argumentNames.length === 0
+    ? NoArguments
+    : Schema.Struct(spec.args)) as unknown as Schema.Schema<Schema.Struct.Type<F>, unknown, never>;
   const result = spec.result as unknown as
     | Schema.Schema<Schema.Schema.Type<R>, unknown, never>
     | undefined;
