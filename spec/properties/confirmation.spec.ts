@@ -108,10 +108,11 @@ describe("C1: changing the id, tool or arguments between request and answer runs
           { tool: "customers_delete", input: { id } },
           ctx(confirmer),
         );
+        const c: { confirmId?: string; tool?: string; digest?: string } = changed;
         const same =
-          (changed.confirmId === undefined || false) &&
-          (changed.tool === undefined || changed.tool === "customers_delete") &&
-          changed.digest === undefined;
+          c.confirmId === undefined &&
+          (c.tool ?? "customers_delete") === "customers_delete" &&
+          c.digest === undefined;
         expect(outcome._tag).toBe(same ? "Succeeded" : "NotConfirmed");
         expect(spies.total()).toBe(same ? 1 : 0);
       }),
@@ -209,16 +210,14 @@ describe("C2: each id is redeemable once", () => {
           await pendingCount(broker, 1);
           const { confirmId } = broker.pending()[0]!;
           const results = answers.map((a, i) =>
-            s
-              .schedule(Promise.resolve(), `answer ${i}`)
-              .then(() =>
-                broker.answer({
-                  confirmId,
-                  accept: a.accept,
-                  scope: "w1",
-                  ...(a.withArgs ? { args: { id: 1 } } : {}),
-                }),
-              ),
+            s.schedule(Promise.resolve(), `answer ${i}`).then(() =>
+              broker.answer({
+                confirmId,
+                accept: a.accept,
+                scope: "w1",
+                ...(a.withArgs ? { args: { id: 1 } } : {}),
+              }),
+            ),
           );
           await s.waitAll();
           const settled = await Promise.all(results);

@@ -3,7 +3,7 @@
  * patterns become regular expressions, rate limits a list of accepted times.
  */
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Does the pattern grant the ability? `*` all; `a.*` anything strictly under `a.`; else equality. */
 export const grants = (pattern: string, ability: string): boolean => {
@@ -11,8 +11,8 @@ export const grants = (pattern: string, ability: string): boolean => {
     pattern === "*"
       ? ".+"
       : pattern.endsWith(".*")
-        ? `${escape(pattern.slice(0, -2))}\\..+`
-        : escape(pattern);
+        ? `${escapeRegExp(pattern.slice(0, -2))}\\..+`
+        : escapeRegExp(pattern);
   return new RegExp(`^(?:${source})$`).test(ability);
 };
 
