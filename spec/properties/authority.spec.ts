@@ -49,11 +49,36 @@ const validInput = (tool: string): fc.Arbitrary<unknown> => {
   return Arbitrary.make(schema).map((value) => Schema.encodeSync(schema)(value));
 };
 
-const invalidInput = fc.oneof(
-  fc.constantFrom(null, "a string", 42, [], [{ id: 1 }]),
-  fc.record({ id: fc.constantFrom("1", null, {}, [1]) }),
-  fc.record({ id: fc.integer(), injected: fc.constantFrom(...INJECTED) }),
-);
+/**
+ * Invalid input for a tool, derived from a valid one of its own schema: a field
+ * of the wrong shape, a required field dropped, an injected extra field, or not
+ * an object at all.
+ */
+const invalidInput = (tool: string): fc.Arbitrary<unknown> => {
+  const command = commands.find((c) => c.name === tool);
+  const names = command?.argumentNames ?? [];
+  const required = (command?.inputSchema.required as ReadonlyArray<string> | undefined) ?? [];
+  const mutations: Array<fc.Arbitrary<(input: Record<string, unknown>) => unknown>> = [
+    fc.constantFrom(...INJECTED).map((text) => (input) => ({ ...input, injected: text })),
+    fc.constantFrom(null, "a string", 42, [], [{ id: 1 }]).map((value) => () => value),
+  ];
+  if (names.length > 0) {
+    mutations.push(
+      fc.constantFrom(...names).map((name) => (input) => ({ ...input, [name]: { $wrong: [] } })),
+    );
+  }
+  if (required.length > 0) {
+    mutations.push(
+      fc.constantFrom(...required).map((name) => (input) => {
+        const { [name]: _dropped, ...rest } = input;
+        return rest;
+      }),
+    );
+  }
+  return fc
+    .tuple(validInput(tool), fc.oneof(...mutations))
+    .map(([input, mutate]) => mutate(input as Record<string, unknown>));
+};
 
 interface Call {
   readonly tool: string;
@@ -87,7 +112,9 @@ const call = (hot: string): fc.Arbitrary<Call> =>
       origin: fc.constantFrom("assistant" as const, "assistant" as const, "agent" as const),
     })
     .chain((c) =>
-      (c.valid ? validInput(c.tool) : invalidInput).map((input) => ({ ...c, input }) as Call),
+      (c.valid ? validInput(c.tool) : invalidInput(c.tool)).map(
+        (input) => ({ ...c, input }) as Call,
+      ),
     );
 
 const scenario = fc.record({
