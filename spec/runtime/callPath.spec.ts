@@ -39,7 +39,11 @@ const setup = (
     }) as never,
   });
   const clock = simulatedClock(1_000);
-  const path = createCallPath(app, { clock, ids: countingIds("c") });
+  const path = createCallPath(app, {
+    clock,
+    ids: countingIds("call"),
+    confirmIds: countingIds("c"),
+  });
   const activity: Activity[] = [];
   const audit: AgentCalled[] = [];
   path.activity$.subscribe((a) => activity.push(a));
@@ -600,5 +604,65 @@ describe("10. formatting", () => {
       isError: false,
       text: '{"id":42,"name":"Ada"}',
     });
+  });
+});
+
+describe("faults and edges", () => {
+  it("a userAbilities that throws denies (fails closed) and the call is still audited", async () => {
+    const spies = spyCommands();
+    const app = createApp({
+      commands: spies.commands,
+      userAbilities: () => {
+        throw new Error("directory down");
+      },
+      assistant: { allow: ["*"] },
+    });
+    const path = createCallPath(app);
+    const audit: AgentCalled[] = [];
+    path.audit$.subscribe((r) => audit.push(r));
+    const outcome = await path.call(
+      { tool: "customers_show", input: { id: 1 } },
+      { user: {}, origin: { kind: "assistant" }, scope: "w" },
+    );
+    expect(outcome._tag).toBe("Denied");
+    expect(spies.total()).toBe(0);
+    expect(audit.map((r) => r.outcome)).toEqual(["denied"]);
+  });
+
+  it("a call stopped before it begins takes nothing from the rate limit", async () => {
+    const { path, ctx } = setup({
+      assistant: { allow: ["*"], rateLimit: { calls: 1, perSeconds: 60 } },
+    });
+    const stop = new AbortController();
+    stop.abort();
+    expect(
+      (await path.call({ tool: "customers_show", input: { id: 1 } }, ctx({ signal: stop.signal })))
+        ._tag,
+    ).toBe("Stopped");
+    expect((await path.call({ tool: "customers_show", input: { id: 1 } }, ctx()))._tag).toBe(
+      "Succeeded",
+    );
+  });
+
+  it("the audit record clips a hostile tool name", async () => {
+    const { path, ctx, audit } = setup();
+    await path.call({ tool: "y".repeat(100_000), input: {} }, ctx());
+    expect(audit[0]?.tool).toBe(`${"y".repeat(127)}…`);
+  });
+
+  it("confirmation ids are random by default, whatever ids the calls get", async () => {
+    const spies = spyCommands();
+    const app = createApp({
+      commands: spies.commands,
+      userAbilities: () => ["*"],
+      assistant: { allow: ["*"], confirm: ["*"] },
+    });
+    const confirmer = answeringConfirmer("declined");
+    await createCallPath(app, { ids: countingIds("call") }).call(
+      { tool: "customers_show", input: { id: 1 } },
+      { user: {}, origin: { kind: "assistant" }, scope: "w", confirmer },
+    );
+    expect(confirmer.asked[0]?.callId).toBe("call-1");
+    expect(confirmer.asked[0]?.confirmId).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 });

@@ -211,3 +211,16 @@ describe("a command without arguments", () => {
     expect(Either.isRight(none.decode({}))).toBe(true);
   });
 });
+
+describe("a command's own rate limit", () => {
+  it.each([
+    [{ calls: 0, perSeconds: 60 }],
+    [{ calls: 1.5, perSeconds: 60 }],
+    [{ calls: 1, perSeconds: 0 }],
+    [{ calls: 1, perSeconds: Number.POSITIVE_INFINITY }],
+  ])("refuses %j", (rateLimit) => {
+    expect(definitionError(() => defineCommand({ ...base, name: "x", rateLimit })).reason).toBe(
+      "rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds",
+    );
+  });
+});

@@ -43,7 +43,13 @@ export interface CallContext {
 /** Options of {@link createCallPath}; every one has a default. */
 export interface CallPathOptions {
   readonly clock?: Clock;
+  /** Ids for calls that come without one. */
   readonly ids?: Ids;
+  /**
+   * Confirmation ids: 128 random bits from WebCrypto by default. They must be
+   * unguessable; inject predictable ones only in tests.
+   */
+  readonly confirmIds?: Ids;
   readonly rateLimits?: RateLimitStore;
   /** How long a confirmation waits: 5 minutes. */
   readonly confirmTimeoutMs?: number;
@@ -77,6 +83,7 @@ const NEVER_ABORTED = new AbortController().signal;
 export const createCallPath = (app: App, options: CallPathOptions = {}): CallPath => {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds();
+  const confirmIds = options.confirmIds ?? randomIds();
   const rateLimits = options.rateLimits ?? memoryRateLimitStore();
   const confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
   const activity = new Subject<Activity>();
@@ -85,9 +92,18 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
   const record = (ctx: CallContext, tool: string, outcome: AuditOutcome, startedAt: number) => {
     if (!audit.observed) return;
     const client = ctx.origin.kind === "agent" ? ctx.origin.client : "assistant";
+    const name = tool.length <= MAX_AUDIT_NAME ? tool : `${tool.slice(0, MAX_AUDIT_NAME - 1)}…`;
     audit.next(
-      new AgentCalled({ client, tool, outcome, durationMs: clock.now() - startedAt }, true),
+      new AgentCalled({ client, tool: name, outcome, durationMs: clock.now() - startedAt }, true),
     );
+  };
+
+  const userHas = (user: CallContext["user"], ability: string): boolean => {
+    try {
+      return coveredByAny(app.userAbilities(user), ability);
+    } catch {
+      return false;
+    }
   };
 
   const call = async (call: ToolCall, ctx: CallContext): Promise<CallOutcome> => {
@@ -106,6 +122,8 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     tool: string,
   ): Promise<CallOutcome> => {
     const signal = ctx.signal ?? NEVER_ABORTED;
+    // Stopped before it began: nothing is checked, nothing is taken from the rate limit.
+    if (signal.aborted) return { _tag: "Stopped", callId, tool };
     // 1. Resolve (a Map, so no prototype lookups), within what this turn offered.
     const grant: Grant | undefined = ctx.origin.kind === "assistant" ? app.assistant : app.mcp;
     const command: Command | undefined = grant?.tools.get(tool);
@@ -119,8 +137,8 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     // 2. The grant covers the ability (its catalog holds only what it covers; checked again here).
     const ability = command.can as string;
     if (!grant.covers(ability)) return { _tag: "UnknownTool", callId, tool };
-    // 3. Assistant only: the user has the ability now.
-    if (ctx.origin.kind === "assistant" && !coveredByAny(app.userAbilities(ctx.user), ability)) {
+    // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
+    if (ctx.origin.kind === "assistant" && !userHas(ctx.user, ability)) {
       return { _tag: "Denied", callId, tool, ability };
     }
     // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
@@ -220,7 +238,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     if (confirmer === undefined) return Promise.resolve("declined");
     const outer = ctx.signal ?? NEVER_ABORTED;
     if (outer.aborted) return Promise.resolve("stopped");
-    const confirmId = ids.next();
+    const confirmId = confirmIds.next();
     const giveUp = new AbortController();
     return new Promise<ConfirmAnswer | "stopped">((resolve) => {
       let settled = false;
@@ -252,6 +270,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
 };
 
 const MAX_ERROR_LINES = 20;
+const MAX_AUDIT_NAME = 128;
 
 const errorLines = (error: unknown): ReadonlyArray<string> => {
   const text =

@@ -1,6 +1,6 @@
 import { coveredByAny } from "./abilities.ts";
 import type { App, Grant } from "./app.ts";
-import type { Command, JsonSchema } from "./command.ts";
+import type { AnyCommand, JsonSchema } from "./command.ts";
 import type { User } from "./origin.ts";
 
 /** A tool as offered to a model or an MCP client. */
@@ -13,10 +13,10 @@ export interface Tool {
   readonly outputSchema?: JsonSchema;
 }
 
-const tools = new WeakMap<Command, Tool>();
+const tools = new WeakMap<AnyCommand, Tool>();
 
 /** The tool a command becomes. */
-export const toolOf = (command: Command): Tool => {
+export const toolOf = (command: AnyCommand): Tool => {
   let tool = tools.get(command);
   if (tool === undefined) {
     tool = {

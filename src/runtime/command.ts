@@ -2,7 +2,7 @@ import { SchemaAST as AST, Either, JSONSchema, type ParseResult, Schema } from "
 import { CommandDefinitionError } from "./errors.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { Origin, User } from "./origin.ts";
-import type { RateLimit } from "./rateLimit.ts";
+import { isRateLimit, type RateLimit } from "./rateLimit.ts";
 
 /** What a command's `run` gets besides its arguments. */
 export interface CommandContext {
@@ -131,6 +131,9 @@ export const defineCommand = <
     fail(`can ${JSON.stringify(spec.can)} is not an ability (dot-separated names, no wildcard)`);
   }
   if (typeof spec.run !== "function") fail("run is not a function");
+  if (spec.rateLimit !== undefined && !isRateLimit(spec.rateLimit)) {
+    fail("rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds");
+  }
   const argumentNames = Object.keys(spec.args);
   const args = (argumentNames.length === 0
     ? NoArguments

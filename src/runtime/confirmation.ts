@@ -5,7 +5,10 @@
  * only when the reply names the same id, tool and digest and says accepted.
  */
 
-/** What the user is asked to confirm. `args` are the validated arguments, shown to the user. */
+/**
+ * What the user is asked to confirm. `args` are the arguments as the model sent
+ * them (their encoded, JSON form), after they decoded: what the dialog shows.
+ */
 export interface ConfirmRequest {
   readonly confirmId: string;
   readonly callId: string;

@@ -27,8 +27,13 @@ export interface RateLimitStore {
   ) => RateDecision | Promise<RateDecision>;
 }
 
+/** How many takes pass between sweeps of keys whose window has emptied. */
+const SWEEP_EVERY = 1024;
+
 /**
  * An in-memory sliding-log store: exact over any window, for one process.
+ * Keys whose window has emptied are swept now and then, so idle windows cost
+ * nothing.
  *
  * @example
  * ```ts
@@ -36,19 +41,26 @@ export interface RateLimitStore {
  * store.take("w1:invoices_index", { calls: 2, perSeconds: 60 }, Date.now());
  * ```
  */
-export const memoryRateLimitStore = (): RateLimitStore => {
-  const logs = new Map<string, number[]>();
+export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => number } => {
+  const logs = new Map<string, { windowMs: number; times: number[] }>();
+  let takes = 0;
+  const sweep = (now: number) => {
+    for (const [key, log] of logs) {
+      if ((log.times.at(-1) ?? Number.NEGATIVE_INFINITY) <= now - log.windowMs) logs.delete(key);
+    }
+  };
   return {
+    size: () => logs.size,
     take: (key, limit, now) => {
+      if (++takes % SWEEP_EVERY === 0) sweep(now);
       const windowMs = limit.perSeconds * 1000;
-      const log = (logs.get(key) ?? []).filter((at) => at > now - windowMs);
-      if (log.length >= limit.calls) {
-        logs.set(key, log);
-        const oldest = log[log.length - limit.calls] ?? now;
+      const times = (logs.get(key)?.times ?? []).filter((at) => at > now - windowMs);
+      logs.set(key, { windowMs, times });
+      if (times.length >= limit.calls) {
+        const oldest = times[times.length - limit.calls] ?? now;
         return { ok: false, retryAfterMs: Math.max(1, oldest + windowMs - now) };
       }
-      log.push(now);
-      logs.set(key, log);
+      times.push(now);
       return { ok: true };
     },
   };
