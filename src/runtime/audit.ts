@@ -4,8 +4,9 @@ import type { Caller, Origin } from "./origin.ts";
 /**
  * The audit record of one tool call, from the assistant or an agent. It
  * carries no arguments and no result: who, which tool, how it ended, how long.
+ * A plain tagged struct, so making one on every call costs next to nothing.
  */
-export class AgentCalled extends Schema.TaggedClass<AgentCalled>()("AgentCalled", {
+export const AgentCalled = Schema.TaggedStruct("AgentCalled", {
   /** `"assistant"` for the in-app assistant, else the MCP client's name. */
   client: Schema.String,
   tool: Schema.String,
@@ -21,7 +22,10 @@ export class AgentCalled extends Schema.TaggedClass<AgentCalled>()("AgentCalled"
     "stopped",
   ),
   durationMs: Schema.Number,
-}) {}
+});
+
+/** An audit record (see {@link AgentCalled}). */
+export type AgentCalled = typeof AgentCalled.Type;
 
 /** A command starting or finishing: what a window's tool steps and live queries follow. No arguments. */
 export type Activity =

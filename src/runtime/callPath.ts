@@ -2,7 +2,7 @@ import { Either } from "effect";
 import { type Observable, Subject } from "rxjs";
 import { coveredByAny } from "./abilities.ts";
 import type { App, Grant } from "./app.ts";
-import { type Activity, AgentCalled } from "./audit.ts";
+import type { Activity, AgentCalled } from "./audit.ts";
 import { digestOf } from "./canonicalJson.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Command } from "./command.ts";
@@ -93,9 +93,13 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     if (!audit.observed) return;
     const client = ctx.origin.kind === "agent" ? ctx.origin.client : "assistant";
     const name = tool.length <= MAX_AUDIT_NAME ? tool : `${tool.slice(0, MAX_AUDIT_NAME - 1)}…`;
-    audit.next(
-      new AgentCalled({ client, tool: name, outcome, durationMs: clock.now() - startedAt }, true),
-    );
+    audit.next({
+      _tag: "AgentCalled",
+      client,
+      tool: name,
+      outcome,
+      durationMs: clock.now() - startedAt,
+    });
   };
 
   const userHas = (user: CallContext["user"], ability: string): boolean => {

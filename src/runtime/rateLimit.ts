@@ -54,8 +54,17 @@ export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => 
     take: (key, limit, now) => {
       if (++takes % SWEEP_EVERY === 0) sweep(now);
       const windowMs = limit.perSeconds * 1000;
-      const times = (logs.get(key)?.times ?? []).filter((at) => at > now - windowMs);
-      logs.set(key, { windowMs, times });
+      let log = logs.get(key);
+      if (log === undefined) {
+        log = { windowMs, times: [] };
+        logs.set(key, log);
+      }
+      log.windowMs = windowMs;
+      const { times } = log;
+      // Times are appended in order, so the expired ones are at the front.
+      let expired = 0;
+      while (expired < times.length && (times[expired] as number) <= now - windowMs) expired++;
+      if (expired > 0) times.splice(0, expired);
       if (times.length >= limit.calls) {
         const oldest = times[times.length - limit.calls] ?? now;
         return { ok: false, retryAfterMs: Math.max(1, oldest + windowMs - now) };
