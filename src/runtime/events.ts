@@ -1,0 +1,128 @@
+/**
+ * The conversation log: every change to a window's conversation is one of
+ * these events. What a window shows and what the model is sent are folds of
+ * them (see projections). Events carry no secrets; the only arguments in the
+ * log are those of a confirmation request, which the dialog must show.
+ */
+import { Schema } from "effect";
+
+/** The version of the event protocol a window speaks. A newer host may send types an older window ignores. */
+export const PROTOCOL_VERSION = 1;
+
+const Int = Schema.Int.pipe(Schema.nonNegative());
+
+/** Fields every event has: its place in the stream, when, and which turn (0 outside any turn). */
+const base = { seq: Schema.Int.pipe(Schema.positive()), at: Schema.Number, turn: Int };
+
+const Caller = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("direct") }),
+  Schema.Struct({ type: Schema.Literal("code"), toolId: Schema.String }),
+);
+
+/** Token counts of one model step. */
+export const Usage = Schema.Struct({
+  inputTokens: Int,
+  outputTokens: Int,
+  cacheReadTokens: Schema.optional(Int),
+  cacheWriteTokens: Schema.optional(Int),
+});
+export type Usage = typeof Usage.Type;
+
+export const TurnStarted = Schema.TaggedStruct("TurnStarted", {
+  ...base,
+  text: Schema.String,
+  route: Schema.NullOr(Schema.String),
+  /** The window note sent with the text (`<window>…</window>`), or null. */
+  note: Schema.NullOr(Schema.String),
+});
+export const StepStarted = Schema.TaggedStruct("StepStarted", { ...base, step: Int });
+export const TextDelta = Schema.TaggedStruct("TextDelta", {
+  ...base,
+  step: Int,
+  text: Schema.String,
+});
+export const StepFinished = Schema.TaggedStruct("StepFinished", {
+  ...base,
+  step: Int,
+  stopReason: Schema.String,
+  usage: Usage,
+});
+export const ToolStarted = Schema.TaggedStruct("ToolStarted", {
+  ...base,
+  callId: Schema.String,
+  tool: Schema.String,
+  caller: Caller,
+});
+export const ToolFinished = Schema.TaggedStruct("ToolFinished", {
+  ...base,
+  callId: Schema.String,
+  ok: Schema.Boolean,
+  /** How it ended, as the audit names it (`ok`, `denied`, `notConfirmed`, …). */
+  outcome: Schema.String,
+  link: Schema.optional(Schema.String),
+});
+export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
+  ...base,
+  confirmId: Schema.String,
+  callId: Schema.String,
+  tool: Schema.String,
+  description: Schema.String,
+  args: Schema.Unknown,
+});
+export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
+  ...base,
+  confirmId: Schema.String,
+  answer: Schema.Literal("accepted", "declined", "timedOut"),
+});
+export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", { ...base, code: Schema.String });
+export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
+  ...base,
+  output: Schema.String,
+  calls: Int,
+});
+export const Answered = Schema.TaggedStruct("Answered", { ...base, text: Schema.String });
+export const Stopped = Schema.TaggedStruct("Stopped", { ...base, partial: Schema.String });
+export const Failed = Schema.TaggedStruct("Failed", { ...base, error: Schema.String });
+export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
+  ...base,
+  kind: Schema.String,
+  ids: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  route: Schema.NullOr(Schema.String),
+});
+export const Reset = Schema.TaggedStruct("Reset", { ...base });
+
+/** Any event of the log. */
+export const LogEvent = Schema.Union(
+  TurnStarted,
+  StepStarted,
+  TextDelta,
+  StepFinished,
+  ToolStarted,
+  ToolFinished,
+  ConfirmRequested,
+  ConfirmAnswered,
+  ScriptStarted,
+  ScriptFinished,
+  Answered,
+  Stopped,
+  Failed,
+  SelectionChanged,
+  Reset,
+);
+export type LogEvent = typeof LogEvent.Type;
+
+/** An event's tag. */
+export type LogEventTag = LogEvent["_tag"];
+
+/** An event as it is about to be appended: the store gives it its `seq`. */
+export type NewEvent = LogEvent extends infer E
+  ? E extends LogEvent
+    ? Omit<E, "seq">
+    : never
+  : never;
+
+/** The event named by `tag`. */
+export type EventOf<T extends LogEventTag> = Extract<LogEvent, { _tag: T }>;
+
+/** Ends of a turn: after one of these, no turn is running. */
+export const TURN_ENDS: ReadonlySet<LogEventTag> = new Set(["Answered", "Stopped", "Failed"]);

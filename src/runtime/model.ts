@@ -1,0 +1,99 @@
+/**
+ * The model port: one Messages request per step. Messages and content blocks
+ * are the Messages API's own wire shapes (a subset), so adapters pass them
+ * through and the runtime needs no SDK.
+ */
+import { Data } from "effect";
+import type { Usage } from "./events.ts";
+
+export type TextBlock = { readonly type: "text"; readonly text: string };
+export type ToolUseBlock = {
+  readonly type: "tool_use";
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+  readonly caller?: { readonly type: string; readonly tool_id?: string };
+};
+export type ToolResultBlock = {
+  readonly type: "tool_result";
+  readonly tool_use_id: string;
+  readonly content: string;
+  readonly is_error?: boolean;
+};
+/** Other blocks (thinking, server tool use, code execution results) are kept as sent. */
+export type OtherBlock = { readonly type: string; readonly [key: string]: unknown };
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | OtherBlock;
+
+export interface Message {
+  readonly role: "user" | "assistant";
+  readonly content: string | ReadonlyArray<ContentBlock>;
+}
+
+/** A tool as the Messages API takes it. */
+export interface ModelTool {
+  readonly name: string;
+  readonly description: string;
+  readonly input_schema: Readonly<Record<string, unknown>>;
+  readonly [key: string]: unknown;
+}
+
+export type StopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded"
+  | (string & {});
+
+export interface ModelRequest {
+  readonly model: string;
+  readonly system: string;
+  readonly messages: ReadonlyArray<Message>;
+  readonly tools: ReadonlyArray<ModelTool>;
+  readonly maxTokens: number;
+  /** The code-execution container to continue in, when a script is paused. */
+  readonly container?: string;
+}
+
+export interface ModelResponse {
+  readonly content: ReadonlyArray<ContentBlock>;
+  readonly stopReason: StopReason;
+  readonly usage: Usage;
+  readonly container?: { readonly id: string; readonly expiresAt?: string };
+}
+
+export interface StepOptions {
+  /** Aborted by Stop. */
+  readonly signal: AbortSignal;
+  /** Text as it is written, when the model streams. */
+  readonly onText?: (piece: string) => void;
+}
+
+/**
+ * A model: one request per step, streamed or whole, resolving to the full
+ * message. Failures reject with a {@link ModelError}.
+ */
+export interface Model {
+  readonly step: (request: ModelRequest, options: StepOptions) => Promise<ModelResponse>;
+}
+
+/** Why a model step failed, in terms the window can show. */
+export type ModelErrorKind =
+  | "overloaded"
+  | "rateLimited"
+  | "auth"
+  | "invalidRequest"
+  | "server"
+  | "connection"
+  | "timeout"
+  | "decode"
+  | "aborted";
+
+/** A model step that failed. `status` is the HTTP status when there was one. */
+export class ModelError extends Data.TaggedError("ModelError")<{
+  readonly kind: ModelErrorKind;
+  readonly message: string;
+  readonly status?: number;
+}> {}

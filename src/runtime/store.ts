@@ -1,0 +1,39 @@
+/**
+ * The event store port: one stream of events per window's conversation, with
+ * optimistic concurrency, as in KurrentDB's expected revision.
+ */
+import { Data } from "effect";
+import type { LogEvent, NewEvent } from "./events.ts";
+
+/** An append whose `expectedSeq` is not the stream's last seq: someone else appended first. */
+export class AppendConflict extends Data.TaggedError("AppendConflict")<{
+  readonly stream: string;
+  readonly expectedSeq: number;
+  readonly actualSeq: number;
+}> {
+  override get message(): string {
+    return `stream ${JSON.stringify(this.stream)} is at seq ${this.actualSeq}, not ${this.expectedSeq}`;
+  }
+}
+
+/**
+ * Where logs live. `append` writes all of `events` or none, numbering them
+ * from `expectedSeq + 1`; it fails with {@link AppendConflict} when the stream's
+ * last seq is not `expectedSeq` (0 for a new stream). `read` gives the events
+ * with `seq > fromSeq`, in order.
+ */
+export interface EventStore {
+  readonly append: (
+    stream: string,
+    events: ReadonlyArray<NewEvent>,
+    expectedSeq: number,
+  ) => Promise<ReadonlyArray<LogEvent>>;
+  readonly read: (stream: string, fromSeq?: number) => Promise<ReadonlyArray<LogEvent>>;
+  /** The last seq of a stream, 0 when it has none. */
+  readonly lastSeq: (stream: string) => Promise<number>;
+  /** Forgets a stream (a memory store does, when its window closes). */
+  readonly drop: (stream: string) => Promise<void>;
+  /** Whether closing a window keeps its log (true for durable stores). */
+  readonly durable: boolean;
+  readonly close?: () => Promise<void>;
+}
