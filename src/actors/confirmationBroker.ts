@@ -1,10 +1,14 @@
 import { type Observable, Subject } from "rxjs";
+import { type Actor, createActor } from "xstate";
+import { confirmationMachine } from "../machines/confirmation.ts";
 import { digestOf } from "../runtime/canonicalJson.ts";
-import type {
-  ConfirmAnswer,
-  Confirmer,
-  ConfirmReply,
-  ConfirmRequest,
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import {
+  CONFIRM_TIMEOUT_MS,
+  type ConfirmAnswer,
+  type Confirmer,
+  type ConfirmReply,
+  type ConfirmRequest,
 } from "../runtime/confirmation.ts";
 
 /** An answer from the app's dialog. `tool` and `args`, when sent, must be what was asked. */
@@ -24,10 +28,18 @@ export type AnswerResult =
   | { readonly _tag: "OtherWindow" }
   | { readonly _tag: "Mismatch" };
 
+/** How a confirmation ended, as the log records it. */
+export interface ConfirmationSettled {
+  readonly request: ConfirmRequest;
+  readonly answer: ConfirmAnswer;
+}
+
 /** A confirmer that asks through the app's own dialog and takes answers by id. */
 export interface ConfirmationBroker extends Confirmer {
   /** Each request to show, as it is made. */
   readonly requests$: Observable<ConfirmRequest>;
+  /** Each confirmation that ended: answered, declined, mismatched (declined) or timed out. */
+  readonly settled$: Observable<ConfirmationSettled>;
   /** Requests waiting for an answer. */
   readonly pending: () => ReadonlyArray<ConfirmRequest>;
   /**
@@ -38,9 +50,16 @@ export interface ConfirmationBroker extends Confirmer {
   readonly answer: (answer: ConfirmationAnswer) => Promise<AnswerResult>;
 }
 
+export interface ConfirmationBrokerOptions {
+  /** Drives the 5-minute timeout; XState's `SimulatedClock` in tests. */
+  readonly clock?: Clock;
+  readonly timeoutMs?: number;
+}
+
 /**
- * The in-memory confirmation broker: each id is redeemable once, by the
- * window that asked.
+ * The in-memory confirmation broker: each request is a confirmation machine
+ * (pending → accepted | declined | timedOut after 5 minutes), and each id is
+ * redeemable once, by the window that asked.
  *
  * @example
  * ```ts
@@ -49,31 +68,46 @@ export interface ConfirmationBroker extends Confirmer {
  * await broker.answer({ confirmId, accept: true, scope: "window-1" });
  * ```
  */
-export const confirmationBroker = (): ConfirmationBroker => {
-  const waiting = new Map<
-    string,
-    { request: ConfirmRequest; settle: (reply: ConfirmReply) => void }
-  >();
+export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): ConfirmationBroker => {
+  const clock = options.clock ?? systemClock;
+  const machine = confirmationMachine.provide({
+    delays: { timeout: options.timeoutMs ?? CONFIRM_TIMEOUT_MS },
+  });
+  const waiting = new Map<string, { request: ConfirmRequest; actor: Actor<typeof machine> }>();
   const requests = new Subject<ConfirmRequest>();
+  const settled = new Subject<ConfirmationSettled>();
   return {
     requests$: requests.asObservable(),
+    settled$: settled.asObservable(),
     pending: () => [...waiting.values()].map((w) => w.request),
     ask: (request, signal) =>
       new Promise<ConfirmReply>((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
+        const actor = createActor(machine, {
+          input: { confirmId: request.confirmId, tool: request.tool, digest: request.digest },
+          clock,
+        });
         const forget = () => {
-          if (waiting.get(request.confirmId)?.request === request)
-            waiting.delete(request.confirmId);
+          if (waiting.get(request.confirmId)?.actor === actor) waiting.delete(request.confirmId);
+          actor.stop();
           reject(signal.reason);
         };
-        signal.addEventListener("abort", forget, { once: true });
-        waiting.set(request.confirmId, {
-          request,
-          settle: (reply) => {
-            signal.removeEventListener("abort", forget);
-            resolve(reply);
-          },
+        actor.subscribe((snapshot) => {
+          if (snapshot.status !== "done") return;
+          signal.removeEventListener("abort", forget);
+          waiting.delete(request.confirmId);
+          const answer = snapshot.output as ConfirmAnswer;
+          settled.next({ request, answer });
+          resolve({
+            confirmId: request.confirmId,
+            tool: request.tool,
+            digest: request.digest,
+            answer,
+          });
         });
+        signal.addEventListener("abort", forget, { once: true });
+        waiting.set(request.confirmId, { request, actor });
+        actor.start();
         requests.next(request);
       }),
     answer: async ({ confirmId, accept, scope, tool, args }) => {
@@ -82,23 +116,15 @@ export const confirmationBroker = (): ConfirmationBroker => {
       if (entry.request.scope !== scope) return { _tag: "OtherWindow" };
       // Claimed before anything is awaited: a second answer finds nothing.
       waiting.delete(confirmId);
-      const { request } = entry;
-      const reply = (answer: ConfirmAnswer): ConfirmReply => ({
-        confirmId,
-        tool: request.tool,
-        digest: request.digest,
-        answer,
-      });
-      const toolDiffers = tool !== undefined && tool !== request.tool;
+      const toolDiffers = tool !== undefined && tool !== entry.request.tool;
       const argsDiffer =
-        args !== undefined && (await digestOf(args).catch(() => "")) !== request.digest;
+        args !== undefined && (await digestOf(args).catch(() => "")) !== entry.request.digest;
       if (toolDiffers || argsDiffer) {
-        entry.settle(reply("declined"));
+        entry.actor.send({ type: "ANSWER", accept: false });
         return { _tag: "Mismatch" };
       }
-      const answer = accept ? "accepted" : "declined";
-      entry.settle(reply(answer));
-      return { _tag: "Answered", answer };
+      entry.actor.send({ type: "ANSWER", accept });
+      return { _tag: "Answered", answer: accept ? "accepted" : "declined" };
     },
   };
 };

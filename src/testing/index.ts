@@ -12,6 +12,28 @@ import type { RateLimitStore } from "../runtime/rateLimit.ts";
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
+export {
+  fails,
+  isFailure,
+  overloaded,
+  refuses,
+  type ScriptedFailure,
+  type ScriptedReply,
+  type ScriptedResponse,
+  type ScriptedToolCall,
+  says,
+  toErrorBody,
+  toMessage,
+  toolCall,
+  type WireError,
+  type WireMessage,
+} from "./script.ts";
+export {
+  type StandInMessagesApi,
+  type StandInOptions,
+  type StandInRequest,
+  standInMessagesApi,
+} from "./standInMessagesApi.ts";
 
 /**
  * XState's `SimulatedClock`, which is also this library's `Clock`: time moves

@@ -1,0 +1,390 @@
+/**
+ * One window's conversation: idle, or a turn that asks the model, runs the
+ * tools it calls (waiting for confirmations), and asks again, until it
+ * answers, is stopped, fails, or reaches its bounds. The machine is pure: it
+ * says what happened by emitting log events, and the model and the tools are
+ * actors the host provides.
+ */
+import { assign, emit, fromCallback, fromPromise, setup } from "xstate";
+import type { NewEvent } from "../runtime/events.ts";
+import type {
+  ContentBlock,
+  Message,
+  ModelResponse,
+  ModelTool,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../runtime/model.ts";
+
+/** What the machine starts from: its bounds and, after a rebuild, where the log left off. */
+export interface ConversationInput {
+  readonly maxSteps: number;
+  readonly tokenBudget: number;
+  readonly turn?: number;
+  readonly tokensUsed?: number;
+}
+
+export interface ConversationContext {
+  readonly maxSteps: number;
+  readonly tokenBudget: number;
+  readonly turn: number;
+  readonly tokensUsed: number;
+  readonly step: number;
+  readonly messages: ReadonlyArray<Message>;
+  readonly tools: ReadonlyArray<ModelTool>;
+  readonly response: ModelResponse | null;
+  /** Text written this turn, step by step: what Stop keeps. */
+  readonly written: ReadonlyArray<string>;
+}
+
+export type ConversationEvent =
+  | {
+      readonly type: "PROMPT";
+      readonly text: string;
+      readonly route: string | null;
+      readonly note: string | null;
+      /** The conversation so far, as the model is sent it (the `history` projection). */
+      readonly history: ReadonlyArray<Message>;
+      readonly tools: ReadonlyArray<ModelTool>;
+    }
+  | { readonly type: "STOP" }
+  | { readonly type: "RESET" }
+  | { readonly type: "CONFIRMING" }
+  | { readonly type: "CONFIRMED" }
+  | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
+  | { readonly type: "TOOLS_CRASHED"; readonly error: unknown };
+
+/** A log event the machine emits; the host stamps its time and appends it. */
+export type ConversationEmitted = { readonly type: "log"; readonly event: Omit<NewEvent, "at"> };
+
+/** Input of the model actor: one step. */
+export interface CallModelInput {
+  readonly messages: ReadonlyArray<Message>;
+  readonly tools: ReadonlyArray<ModelTool>;
+  readonly turn: number;
+  readonly step: number;
+}
+
+/** Input of the tools actor: the calls of one step, run through the call path. */
+export interface RunToolsInput {
+  readonly calls: ReadonlyArray<ToolUseBlock>;
+  readonly turn: number;
+  readonly step: number;
+}
+
+/** The sentence a conversation ends with when its token budget is spent. */
+export const budgetSpent = (budget: number): string =>
+  `This conversation has used its budget of ${budget.toLocaleString("en-US")} tokens. Reset it to start a new one.`;
+
+/** The sentence a turn ends with when it reaches its step bound. */
+export const stepsSpent = (maxSteps: number): string =>
+  `The turn stopped after ${maxSteps} model steps without an answer. Ask again to go on.`;
+
+/** What the user sees when the model refuses without saying why. */
+export const REFUSED = "Claude declined to answer this.";
+
+const textOf = (content: ReadonlyArray<ContentBlock>): string =>
+  content
+    .filter(
+      (b): b is { type: "text"; text: string } => b.type === "text" && typeof b.text === "string",
+    )
+    .map((b) => b.text)
+    .join("");
+
+const toolCallsOf = (response: ModelResponse | null): ReadonlyArray<ToolUseBlock> =>
+  (response?.content ?? []).filter((b): b is ToolUseBlock => b.type === "tool_use");
+
+const isModelError = (
+  error: unknown,
+): error is { _tag: "ModelError"; kind: string; message: string } =>
+  typeof error === "object" &&
+  error !== null &&
+  (error as { _tag?: unknown })._tag === "ModelError";
+
+/** Rethrows an error the machine has no answer for: the actor fails and its supervisor rebuilds it. */
+const crash = (error: unknown): never => {
+  throw error instanceof Error ? error : new Error(String(error));
+};
+
+/**
+ * The conversation machine. Provide `callModel` (a promise actor resolving to
+ * the step's response) and `runTools` (a callback actor that sends
+ * `CONFIRMING`/`CONFIRMED` while it waits for the user and `TOOLS_DONE` with
+ * one result per call).
+ */
+export const conversationMachine = setup({
+  types: {
+    input: {} as ConversationInput,
+    context: {} as ConversationContext,
+    events: {} as ConversationEvent,
+    emitted: {} as ConversationEmitted,
+  },
+  actors: {
+    callModel: fromPromise<ModelResponse, CallModelInput>(() =>
+      crash(new Error("callModel is not provided")),
+    ),
+    runTools: fromCallback<ConversationEvent, RunToolsInput>(() =>
+      crash(new Error("runTools is not provided")),
+    ),
+  },
+  actions: {
+    /** Emits one log event; the host stamps its time and appends it. */
+    log: emit((_, event: Omit<NewEvent, "at">) => ({ type: "log" as const, event })),
+  },
+  guards: {
+    overBudget: ({ context }) => context.tokensUsed >= context.tokenBudget,
+    wantsTools: ({ context }) =>
+      context.response?.stopReason === "tool_use" && toolCallsOf(context.response).length > 0,
+    stepsLeft: ({ context }) => context.step < context.maxSteps,
+    paused: ({ context }) => context.response?.stopReason === "pause_turn",
+    refused: ({ context }) => context.response?.stopReason === "refusal",
+  },
+}).createMachine({
+  id: "conversation",
+  context: ({ input }) => ({
+    maxSteps: input.maxSteps,
+    tokenBudget: input.tokenBudget,
+    turn: input.turn ?? 0,
+    tokensUsed: input.tokensUsed ?? 0,
+    step: 0,
+    messages: [],
+    tools: [],
+    response: null,
+    written: [],
+  }),
+  initial: "idle",
+  states: {
+    idle: {
+      on: {
+        PROMPT: {
+          target: "turn",
+          actions: [
+            assign(({ context, event }) => ({
+              turn: context.turn + 1,
+              step: 0,
+              response: null,
+              written: [],
+              tools: event.tools,
+              messages: [
+                ...event.history,
+                {
+                  role: "user",
+                  content: event.note ? `${event.note}\n\n${event.text}` : event.text,
+                },
+              ],
+            })),
+            {
+              type: "log" as const,
+              params: ({ context, event }) => ({
+                _tag: "TurnStarted",
+                turn: context.turn,
+                text: event.text,
+                route: event.route,
+                note: event.note,
+              }),
+            },
+          ],
+        },
+        RESET: {
+          actions: [
+            assign({ tokensUsed: 0, messages: [], written: [], response: null, step: 0 }),
+            {
+              type: "log" as const,
+              params: ({ context }) => ({ _tag: "Reset", turn: context.turn }),
+            },
+          ],
+        },
+      },
+    },
+    turn: {
+      initial: "checking",
+      on: {
+        STOP: {
+          target: "idle",
+          actions: {
+            type: "log" as const,
+            params: ({ context }) => ({
+              _tag: "Stopped",
+              turn: context.turn,
+              partial: context.written.join("\n\n"),
+            }),
+          },
+        },
+        RESET: {
+          target: "idle",
+          actions: [
+            {
+              type: "log" as const,
+              params: ({ context }) => ({
+                _tag: "Stopped",
+                turn: context.turn,
+                partial: context.written.join("\n\n"),
+              }),
+            },
+            assign({ tokensUsed: 0, messages: [], written: [], response: null, step: 0 }),
+            {
+              type: "log" as const,
+              params: ({ context }) => ({ _tag: "Reset", turn: context.turn }),
+            },
+          ],
+        },
+      },
+      states: {
+        checking: {
+          always: [
+            {
+              guard: "overBudget",
+              target: "#conversation.idle",
+              actions: {
+                type: "log" as const,
+                params: ({ context }) => ({
+                  _tag: "Failed",
+                  turn: context.turn,
+                  error: budgetSpent(context.tokenBudget),
+                }),
+              },
+            },
+            { target: "requesting" },
+          ],
+        },
+        requesting: {
+          entry: [
+            assign({ step: ({ context }) => context.step + 1 }),
+            {
+              type: "log" as const,
+              params: ({ context }) => ({
+                _tag: "StepStarted",
+                turn: context.turn,
+                step: context.step,
+              }),
+            },
+          ],
+          invoke: {
+            src: "callModel",
+            input: ({ context }) => ({
+              messages: context.messages,
+              tools: context.tools,
+              turn: context.turn,
+              step: context.step,
+            }),
+            onDone: {
+              target: "deciding",
+              actions: [
+                assign(({ context, event }) => {
+                  const text = textOf(event.output.content);
+                  return {
+                    response: event.output,
+                    tokensUsed:
+                      context.tokensUsed +
+                      event.output.usage.inputTokens +
+                      event.output.usage.outputTokens,
+                    messages: [
+                      ...context.messages,
+                      { role: "assistant" as const, content: event.output.content },
+                    ],
+                    written: text === "" ? context.written : [...context.written, text],
+                  };
+                }),
+                {
+                  type: "log" as const,
+                  params: ({ context }) => ({
+                    _tag: "StepFinished",
+                    turn: context.turn,
+                    step: context.step,
+                    stopReason: context.response?.stopReason ?? "end_turn",
+                    usage: context.response?.usage ?? { inputTokens: 0, outputTokens: 0 },
+                  }),
+                },
+              ],
+            },
+            onError: [
+              {
+                guard: ({ event }) => isModelError(event.error),
+                target: "#conversation.idle",
+                actions: {
+                  type: "log" as const,
+                  params: ({ context, event }) => ({
+                    _tag: "Failed",
+                    turn: context.turn,
+                    error: (event.error as { message: string }).message,
+                  }),
+                },
+              },
+              { actions: ({ event }) => crash(event.error) },
+            ],
+          },
+        },
+        deciding: {
+          always: [
+            { guard: "wantsTools", target: "runningTools" },
+            { guard: "paused", target: "checking" },
+            {
+              guard: "refused",
+              target: "#conversation.idle",
+              actions: {
+                type: "log" as const,
+                params: ({ context }) => ({
+                  _tag: "Answered",
+                  turn: context.turn,
+                  text: textOf(context.response?.content ?? []) || REFUSED,
+                }),
+              },
+            },
+            {
+              target: "#conversation.idle",
+              actions: {
+                type: "log" as const,
+                params: ({ context }) => ({
+                  _tag: "Answered",
+                  turn: context.turn,
+                  text: textOf(context.response?.content ?? []),
+                }),
+              },
+            },
+          ],
+        },
+        runningTools: {
+          initial: "working",
+          invoke: {
+            src: "runTools",
+            input: ({ context }) => ({
+              calls: toolCallsOf(context.response),
+              turn: context.turn,
+              step: context.step,
+            }),
+          },
+          on: {
+            TOOLS_DONE: [
+              {
+                guard: "stepsLeft",
+                target: "checking",
+                actions: assign(({ context, event }) => ({
+                  messages: [
+                    ...context.messages,
+                    { role: "user" as const, content: event.results },
+                  ],
+                })),
+              },
+              {
+                target: "#conversation.idle",
+                actions: {
+                  type: "log" as const,
+                  params: ({ context }) => ({
+                    _tag: "Failed",
+                    turn: context.turn,
+                    error: stepsSpent(context.maxSteps),
+                  }),
+                },
+              },
+            ],
+            TOOLS_CRASHED: { actions: ({ event }) => crash(event.error) },
+          },
+          states: {
+            working: { on: { CONFIRMING: "awaitingConfirmation" } },
+            awaitingConfirmation: { on: { CONFIRMED: "working" } },
+          },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,190 @@
+/**
+ * The panel's items: a fold of the log into what a window shows, in order.
+ * Shared by the host (tests, SSR) and the browser panel.
+ */
+import type { Draft } from "immer";
+import type { LogEvent } from "./events.ts";
+import { type Projection, projectionOf } from "./projection.ts";
+
+export type PanelItem =
+  | { readonly kind: "user"; readonly turn: number; readonly text: string }
+  | {
+      readonly kind: "answer";
+      readonly turn: number;
+      readonly step: number;
+      readonly text: string;
+      readonly streaming: boolean;
+    }
+  | {
+      readonly kind: "tool";
+      readonly turn: number;
+      readonly callId: string;
+      readonly tool: string;
+      readonly fromCode: boolean;
+      /** Undefined while it runs. */
+      readonly ok?: boolean;
+      readonly outcome?: string;
+      readonly link?: string;
+    }
+  | {
+      readonly kind: "confirm";
+      readonly turn: number;
+      readonly confirmId: string;
+      readonly callId: string;
+      readonly tool: string;
+      readonly description: string;
+      readonly args: unknown;
+      /** Undefined while it waits; `cancelled` when the turn ended first. */
+      readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
+    }
+  | {
+      readonly kind: "script";
+      readonly turn: number;
+      readonly code: string;
+      readonly calls: number;
+      readonly output?: string;
+    }
+  | { readonly kind: "error"; readonly turn: number; readonly error: string }
+  | { readonly kind: "stopped"; readonly turn: number };
+
+export interface PanelState {
+  readonly items: ReadonlyArray<PanelItem>;
+  /** True while a turn runs. */
+  readonly busy: boolean;
+  readonly turn: number;
+}
+
+type Item = Draft<PanelItem>;
+
+const answerOf = (items: Item[], turn: number, step: number) =>
+  items.findLast(
+    (i): i is Extract<Item, { kind: "answer" }> =>
+      i.kind === "answer" && i.turn === turn && i.step === step,
+  );
+
+const endTurn = (draft: Draft<PanelState>, turn: number) => {
+  if (turn !== draft.turn) return;
+  draft.busy = false;
+  for (const item of draft.items) {
+    if (item.turn !== turn) continue;
+    if (item.kind === "answer") item.streaming = false;
+    if (item.kind === "confirm" && item.answer === undefined) item.answer = "cancelled";
+  }
+};
+
+export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
+  { items: [], busy: false, turn: 0 },
+  (draft, event: LogEvent) => {
+    const items = draft.items as Item[];
+    switch (event._tag) {
+      case "TurnStarted":
+        draft.turn = event.turn;
+        draft.busy = true;
+        items.push({ kind: "user", turn: event.turn, text: event.text });
+        return;
+      case "TextDelta": {
+        // A piece that arrives when no turn is running (in flight when Stop was pressed) is dropped.
+        if (!draft.busy || event.turn !== draft.turn) return;
+        const answer = answerOf(items, event.turn, event.step);
+        if (answer) answer.text += event.text;
+        else
+          items.push({
+            kind: "answer",
+            turn: event.turn,
+            step: event.step,
+            text: event.text,
+            streaming: true,
+          });
+        return;
+      }
+      case "ToolStarted":
+        items.push({
+          kind: "tool",
+          turn: event.turn,
+          callId: event.callId,
+          tool: event.tool,
+          fromCode: event.caller.type === "code",
+        });
+        return;
+      case "ToolFinished": {
+        const tool = items.findLast(
+          (i): i is Extract<Item, { kind: "tool" }> =>
+            i.kind === "tool" && i.callId === event.callId,
+        );
+        if (tool === undefined) return;
+        tool.ok = event.ok;
+        tool.outcome = event.outcome;
+        if (event.link !== undefined && event.ok) tool.link = event.link;
+        return;
+      }
+      case "ConfirmRequested":
+        items.push({
+          kind: "confirm",
+          turn: event.turn,
+          confirmId: event.confirmId,
+          callId: event.callId,
+          tool: event.tool,
+          description: event.description,
+          args: event.args,
+        });
+        return;
+      case "ConfirmAnswered": {
+        const confirm = items.findLast(
+          (i): i is Extract<Item, { kind: "confirm" }> =>
+            i.kind === "confirm" && i.confirmId === event.confirmId,
+        );
+        if (confirm && confirm.answer === undefined) confirm.answer = event.answer;
+        return;
+      }
+      case "ScriptStarted":
+        items.push({ kind: "script", turn: event.turn, code: event.code, calls: 0 });
+        return;
+      case "ScriptFinished": {
+        const script = items.findLast(
+          (i): i is Extract<Item, { kind: "script" }> =>
+            i.kind === "script" && i.turn === event.turn && i.output === undefined,
+        );
+        if (script) {
+          script.output = event.output;
+          script.calls = event.calls;
+        }
+        return;
+      }
+      case "Answered": {
+        if (event.turn !== draft.turn) return;
+        // The final text heals a window that missed a delta: the last answer of the turn becomes it.
+        const last = items.findLast(
+          (i): i is Extract<Item, { kind: "answer" }> =>
+            i.kind === "answer" && i.turn === event.turn,
+        );
+        if (last) last.text = event.text;
+        else if (event.text !== "")
+          items.push({
+            kind: "answer",
+            turn: event.turn,
+            step: 0,
+            text: event.text,
+            streaming: false,
+          });
+        endTurn(draft, event.turn);
+        return;
+      }
+      case "Stopped":
+        if (event.turn !== draft.turn) return;
+        endTurn(draft, event.turn);
+        items.push({ kind: "stopped", turn: event.turn });
+        return;
+      case "Failed":
+        if (event.turn !== draft.turn) return;
+        endTurn(draft, event.turn);
+        items.push({ kind: "error", turn: event.turn, error: event.error });
+        return;
+      case "Reset":
+        draft.items = [];
+        draft.busy = false;
+        return;
+      default:
+        return;
+    }
+  },
+);

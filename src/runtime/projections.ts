@@ -1,0 +1,120 @@
+/**
+ * Projections: pure folds of a conversation's log, shared by the server and
+ * the browser. Each has an `initial` state, an `apply(state, event)` for live
+ * updates and a `fold(events)` that replays a whole log in one immer draft.
+ */
+import type { Draft } from "immer";
+import type { Message } from "./model.ts";
+import { type Projection, projectionOf } from "./projection.ts";
+
+export type { Projection } from "./projection.ts";
+
+/** What ends an answer the user stopped, in the history the model is sent. */
+export const STOPPED_MARK = "(stopped by the user)";
+
+// ---------------------------------------------------------------- history
+
+/** The conversation as the model is sent it between turns: text only, each user turn with its note. */
+export interface HistoryState {
+  readonly messages: ReadonlyArray<Message>;
+  /** The turn in flight, not yet part of the history. */
+  readonly open: { readonly turn: number; readonly user: string } | null;
+  /** Text written in the open turn, by step. */
+  readonly steps: Readonly<Record<number, string>>;
+}
+
+const userContent = (text: string, note: string | null): string =>
+  note ? `${note}\n\n${text}` : text;
+
+const close = (draft: Draft<HistoryState>, answer: string) => {
+  if (draft.open === null) return;
+  draft.messages.push(
+    { role: "user", content: draft.open.user },
+    { role: "assistant", content: answer },
+  );
+  draft.open = null;
+  draft.steps = {};
+};
+
+export const history: Projection<HistoryState> = projectionOf<HistoryState>(
+  { messages: [], open: null, steps: {} },
+  (draft, event) => {
+    switch (event._tag) {
+      case "TurnStarted":
+        draft.open = { turn: event.turn, user: userContent(event.text, event.note) };
+        draft.steps = {};
+        return;
+      case "TextDelta":
+        if (draft.open?.turn === event.turn)
+          draft.steps[event.step] = (draft.steps[event.step] ?? "") + event.text;
+        return;
+      case "Answered":
+        if (draft.open?.turn === event.turn)
+          close(draft, event.text === "" ? "(no answer)" : event.text);
+        return;
+      case "Stopped":
+        if (draft.open?.turn === event.turn)
+          close(draft, event.partial === "" ? STOPPED_MARK : `${event.partial}\n\n${STOPPED_MARK}`);
+        return;
+      case "Failed":
+        if (draft.open?.turn === event.turn) close(draft, `(the answer failed: ${event.error})`);
+        return;
+      case "Reset":
+        draft.messages = [];
+        draft.open = null;
+        draft.steps = {};
+        return;
+      default:
+        return;
+    }
+  },
+);
+
+// ---------------------------------------------------------------- usage
+
+/** Tokens used by the conversation since its last reset. */
+export interface UsageState {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly total: number;
+}
+
+export const usage: Projection<UsageState> = projectionOf<UsageState>(
+  { inputTokens: 0, outputTokens: 0, total: 0 },
+  (draft, event) => {
+    if (event._tag === "StepFinished") {
+      draft.inputTokens += event.usage.inputTokens;
+      draft.outputTokens += event.usage.outputTokens;
+      draft.total += event.usage.inputTokens + event.usage.outputTokens;
+    } else if (event._tag === "Reset") {
+      draft.inputTokens = 0;
+      draft.outputTokens = 0;
+      draft.total = 0;
+    }
+  },
+);
+
+// ---------------------------------------------------------------- conversation status
+
+/** Where the conversation is: the last turn's number and whether it is still running. */
+export interface StatusState {
+  readonly turn: number;
+  readonly running: boolean;
+  readonly lastSeq: number;
+}
+
+export const status: Projection<StatusState> = projectionOf<StatusState>(
+  { turn: 0, running: false, lastSeq: 0 },
+  (draft, event) => {
+    draft.lastSeq = event.seq;
+    if (event._tag === "TurnStarted") {
+      draft.turn = event.turn;
+      draft.running = true;
+    } else if (
+      (event._tag === "Answered" || event._tag === "Stopped" || event._tag === "Failed") &&
+      event.turn === draft.turn
+    ) {
+      draft.running = false;
+    }
+  },
+);

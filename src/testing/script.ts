@@ -1,0 +1,193 @@
+/**
+ * Scripts of model responses, shared by the fake model and the stand-in
+ * Messages API: one {@link ScriptedResponse} per model step, either a reply
+ * or an API error. Plain data, no SDK, so a script reads the same whichever
+ * twin plays it.
+ */
+import type { Usage } from "../runtime/events.ts";
+import type { Ids } from "../runtime/ids.ts";
+import type { ContentBlock, StopReason } from "../runtime/model.ts";
+
+/** A tool call the model makes. `id` defaults to a fresh `toolu_…` id. */
+export interface ScriptedToolCall {
+  readonly name: string;
+  readonly input: unknown;
+  readonly id?: string;
+  /** Who calls it; `{type: "direct"}` unless code execution does. */
+  readonly caller?: { readonly type: string; readonly tool_id?: string };
+}
+
+/** One model reply. Blocks are sent in this order: thinking, text, `blocks`, tool calls. */
+export interface ScriptedReply {
+  readonly text?: string;
+  readonly thinking?: string;
+  /** Other blocks as the API sends them (`server_tool_use`, `code_execution_tool_result`, …). */
+  readonly blocks?: ReadonlyArray<ContentBlock>;
+  readonly toolCalls?: ReadonlyArray<ScriptedToolCall>;
+  /** `tool_use` when there are tool calls, `end_turn` otherwise. */
+  readonly stopReason?: StopReason;
+  /** Token counts; input 10 and output 5 unless given. */
+  readonly usage?: Partial<Usage>;
+  readonly container?: { readonly id: string; readonly expiresAt: string };
+  /** The model the message names; the stand-in uses the request's model unless given. */
+  readonly model?: string;
+  /** Real milliseconds to wait before answering (to abort or time out a request in flight). */
+  readonly delayMs?: number;
+}
+
+/** An API error, as an HTTP status and the body's `error.type` and `error.message`. */
+export interface ScriptedFailure {
+  readonly error: {
+    readonly status: number;
+    readonly type: string;
+    readonly message: string;
+    /** Sent as `x-should-retry`; left out (the SDK decides by status) unless given. */
+    readonly shouldRetry?: boolean;
+    /**
+     * Sent as `retry-after-ms` on a retryable status, 1 unless given. The SDK
+     * reads 0 as "no advice" and falls back to its own backoff (0.5 s, 1 s, …).
+     */
+    readonly retryAfterMs?: number;
+  };
+  readonly delayMs?: number;
+}
+
+/** What one model step answers: a reply or an error. */
+export type ScriptedResponse = ScriptedReply | ScriptedFailure;
+
+/** The Messages API's message, as `POST /v1/messages` returns it. */
+export interface WireMessage {
+  readonly id: string;
+  readonly type: "message";
+  readonly role: "assistant";
+  readonly model: string;
+  readonly content: ReadonlyArray<ContentBlock>;
+  readonly stop_reason: StopReason;
+  readonly stop_sequence: null;
+  readonly usage: {
+    readonly input_tokens: number;
+    readonly output_tokens: number;
+    readonly cache_creation_input_tokens: number;
+    readonly cache_read_input_tokens: number;
+  };
+  readonly container?: { readonly id: string; readonly expires_at: string };
+}
+
+/** The Messages API's error body. */
+export interface WireError {
+  readonly type: "error";
+  readonly error: { readonly type: string; readonly message: string };
+}
+
+/** The model used when neither the script nor the request names one. */
+export const SCRIPTED_MODEL = "claude-scripted";
+
+/** Whether a scripted response is an error. */
+export const isFailure = (response: ScriptedResponse): response is ScriptedFailure =>
+  "error" in response;
+
+/**
+ * A text answer that ends the turn.
+ *
+ * @example
+ * ```ts
+ * const script = [says("Three customers match.", { usage: { inputTokens: 120 } })];
+ * ```
+ */
+export const says = (text: string, more: Omit<ScriptedReply, "text"> = {}): ScriptedReply => ({
+  ...more,
+  text,
+});
+
+/**
+ * One tool call (stop reason `tool_use`), with text before it if given.
+ *
+ * @example
+ * ```ts
+ * const script = [toolCall("customers_find", { name: "Ada" }), says("Found Ada.")];
+ * ```
+ */
+export const toolCall = (
+  name: string,
+  input: unknown,
+  more: Omit<ScriptedReply, "toolCalls"> & { readonly id?: string } = {},
+): ScriptedReply => {
+  const { id, ...reply } = more;
+  return { ...reply, toolCalls: [id === undefined ? { name, input } : { name, input, id }] };
+};
+
+/** A refusal: stop reason `refusal`, with whatever text came before it. */
+export const refuses = (text = ""): ScriptedReply => ({ text, stopReason: "refusal" });
+
+/**
+ * An API error.
+ *
+ * @example
+ * ```ts
+ * const script = [fails(401, "authentication_error", "invalid x-api-key")];
+ * ```
+ */
+export const fails = (
+  status: number,
+  type: string,
+  message: string,
+  more: Pick<ScriptedFailure["error"], "shouldRetry" | "retryAfterMs"> = {},
+): ScriptedFailure => ({ error: { status, type, message, ...more } });
+
+/** The API's 529: `overloaded_error`, "Overloaded". */
+export const overloaded = (): ScriptedFailure => fails(529, "overloaded_error", "Overloaded");
+
+/**
+ * A scripted reply as the API's message JSON. Ids come from `ids`
+ * (`msg_<id>`, `toolu_<id>`) unless the script gives a tool call's id.
+ *
+ * @example
+ * ```ts
+ * toMessage(says("Hi"), countingIds("t")).content; // [{ type: "text", text: "Hi" }]
+ * ```
+ */
+export const toMessage = (reply: ScriptedReply, ids: Ids, model?: string): WireMessage => {
+  const content: ContentBlock[] = [];
+  if (reply.thinking !== undefined) {
+    content.push({ type: "thinking", thinking: reply.thinking, signature: `sig_${ids.next()}` });
+  }
+  if (reply.text !== undefined && reply.text !== "") {
+    content.push({ type: "text", text: reply.text });
+  }
+  content.push(...(reply.blocks ?? []));
+  const calls = reply.toolCalls ?? [];
+  for (const call of calls) {
+    content.push({
+      type: "tool_use",
+      id: call.id ?? `toolu_${ids.next()}`,
+      name: call.name,
+      input: call.input,
+      caller: call.caller ?? { type: "direct" },
+    });
+  }
+  const usage = reply.usage ?? {};
+  return {
+    id: `msg_${ids.next()}`,
+    type: "message",
+    role: "assistant",
+    model: reply.model ?? model ?? SCRIPTED_MODEL,
+    content,
+    stop_reason: reply.stopReason ?? (calls.length > 0 ? "tool_use" : "end_turn"),
+    stop_sequence: null,
+    usage: {
+      input_tokens: usage.inputTokens ?? 10,
+      output_tokens: usage.outputTokens ?? 5,
+      cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
+      cache_read_input_tokens: usage.cacheReadTokens ?? 0,
+    },
+    ...(reply.container === undefined
+      ? {}
+      : { container: { id: reply.container.id, expires_at: reply.container.expiresAt } }),
+  };
+};
+
+/** A scripted failure as the API's error body. */
+export const toErrorBody = (failure: ScriptedFailure): WireError => ({
+  type: "error",
+  error: { type: failure.error.type, message: failure.error.message },
+});

@@ -1,0 +1,212 @@
+/**
+ * A stand-in for the Messages API on loopback, so the real SDK (its headers,
+ * retries, errors, timeouts) is tested with no network.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Ids } from "../runtime/ids.ts";
+import {
+  isFailure,
+  type ScriptedFailure,
+  type ScriptedResponse,
+  toErrorBody,
+  toMessage,
+} from "./script.ts";
+
+/** A request the stand-in received: headers lower-cased, the body parsed (or `undefined`). */
+export interface StandInRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+export interface StandInMessagesApi {
+  /** The base URL to give the SDK (`baseURL`). */
+  readonly url: string;
+  /** Every request received, in order, including those answered with an error. */
+  readonly requests: ReadonlyArray<StandInRequest>;
+  /** Stops listening and drops open connections. */
+  readonly close: () => Promise<void>;
+}
+
+export interface StandInOptions {
+  /** Ids for messages, tool calls and `request-id`s; counting from 1 unless given. */
+  readonly ids?: Ids;
+}
+
+/** Statuses the SDK retries on its own. */
+const retryable = (status: number): boolean =>
+  status === 408 || status === 409 || status === 429 || status >= 500;
+
+/**
+ * Starts a Messages API on `127.0.0.1` (a free port) that answers
+ * `POST /v1/messages` from a script: the next response of a list per request,
+ * or what a function of the request returns. Answers are whole JSON messages;
+ * a request with `stream: true` is refused (400) for now. Requests without
+ * credentials get a 401, malformed ones a 400, as the API does, and use no
+ * script entry.
+ *
+ * @example
+ * ```ts
+ * const api = await standInMessagesApi([overloaded(), says("Hello")]);
+ * const client = new Anthropic({ baseURL: api.url, apiKey: "test-key" });
+ * // … client.messages.create(…) retries the 529 and resolves to "Hello"
+ * await api.close();
+ * ```
+ */
+export const standInMessagesApi = async (
+  script: ReadonlyArray<ScriptedResponse> | ((request: StandInRequest) => ScriptedResponse),
+  options: StandInOptions = {},
+): Promise<StandInMessagesApi> => {
+  const ids = options.ids ?? counting();
+  const requests: StandInRequest[] = [];
+  let played = 0;
+
+  const next = (request: StandInRequest): ScriptedResponse => {
+    if (typeof script === "function") return script(request);
+    const response = script[played++];
+    return (
+      response ?? {
+        error: {
+          status: 500,
+          type: "api_error",
+          message: `the stand-in's script has ${script.length} responses and this is request ${played}`,
+          shouldRetry: false,
+        },
+      }
+    );
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.setHeader("request-id", `req_${ids.next()}`);
+    const raw = await readBody(req);
+    const request: StandInRequest = {
+      method: req.method ?? "GET",
+      path: new URL(req.url ?? "/", "http://stand-in").pathname,
+      headers: flatten(req.headers),
+      body: parseJson(raw),
+    };
+    requests.push(request);
+
+    if (request.path !== "/v1/messages" || request.method !== "POST") {
+      return sendError(res, fail(404, "not_found_error", `${request.method} ${request.path}`));
+    }
+    const problem = check(request);
+    if (problem !== undefined) return sendError(res, problem);
+
+    const response = next(request);
+    if (!(await delay(response.delayMs ?? 0, res))) return;
+    if (isFailure(response)) return sendError(res, response);
+    const model = (request.body as { model: string }).model;
+    send(res, 200, toMessage(response, ids, model));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((cause: unknown) => {
+      if (!res.headersSent) {
+        sendError(res, {
+          error: { status: 500, type: "api_error", message: String(cause), shouldRetry: false },
+        });
+      } else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+};
+
+/** Why the API would refuse this request before the model sees it, if it would. */
+const check = (request: StandInRequest): ScriptedFailure | undefined => {
+  const { headers, body } = request;
+  if (!headers.authorization && !headers["x-api-key"]) {
+    return fail(401, "authentication_error", "x-api-key or authorization header is required");
+  }
+  if (!headers["anthropic-version"]) {
+    return fail(400, "invalid_request_error", "anthropic-version: header is required");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return fail(400, "invalid_request_error", "the request body is not a JSON object");
+  }
+  const fields = body as Record<string, unknown>;
+  for (const field of ["model", "max_tokens", "messages"]) {
+    if (fields[field] === undefined) {
+      return fail(400, "invalid_request_error", `${field}: Field required`);
+    }
+  }
+  if (fields.stream === true) {
+    return fail(400, "invalid_request_error", "the stand-in does not stream yet");
+  }
+  return undefined;
+};
+
+const fail = (status: number, type: string, message: string): ScriptedFailure => ({
+  error: { status, type, message },
+});
+
+const sendError = (res: ServerResponse, failure: ScriptedFailure): void => {
+  const { status, shouldRetry, retryAfterMs } = failure.error;
+  if (shouldRetry !== undefined) res.setHeader("x-should-retry", String(shouldRetry));
+  if (retryable(status) && shouldRetry !== false) {
+    res.setHeader("retry-after-ms", String(retryAfterMs ?? 1));
+  }
+  send(res, status, toErrorBody(failure));
+};
+
+const send = (res: ServerResponse, status: number, body: unknown): void => {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+};
+
+/** Waits `ms`; false if the client went away meanwhile. */
+const delay = (ms: number, res: ServerResponse): Promise<boolean> =>
+  ms <= 0
+    ? Promise.resolve(true)
+    : new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          res.off("close", gone);
+          resolve(true);
+        }, ms);
+        function gone() {
+          clearTimeout(timer);
+          resolve(false);
+        }
+        res.once("close", gone);
+      });
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+};
+
+const parseJson = (raw: string): unknown => {
+  if (raw === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+};
+
+const flatten = (headers: IncomingMessage["headers"]): Record<string, string> => {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+};
+
+const counting = (): Ids => {
+  let n = 0;
+  return { next: () => `stand-in-${++n}` };
+};
