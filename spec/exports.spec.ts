@@ -1,5 +1,6 @@
 /** The public surface: a change to what each entry point exports shows up here. */
 import * as main from "elyra-assistant";
+import * as anthropic from "elyra-assistant/anthropic";
 import * as testing from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 
@@ -43,9 +44,26 @@ describe("public exports", () => {
         "confirmationBroker",
         "countingIds",
         "failingRateLimitStore",
+        "fails",
+        "isFailure",
         "memoryRateLimitStore",
+        "overloaded",
+        "refuses",
+        "says",
         "silentConfirmer",
         "simulatedClock",
+        "standInMessagesApi",
+        "toErrorBody",
+        "toMessage",
+        "toolCall",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/anthropic", () => {
+    expect(Object.keys(anthropic).sort()).toMatchInlineSnapshot(`
+      [
+        "anthropic",
       ]
     `);
   });
