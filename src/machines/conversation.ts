@@ -5,8 +5,8 @@
  * says what happened by emitting log events, and the model and the tools are
  * actors the host provides.
  */
-import { assign, emit, fromCallback, fromPromise, setup } from "xstate";
-import type { NewEvent } from "../runtime/events.ts";
+import { assign, emit, enqueueActions as enqueue, fromCallback, fromPromise, setup } from "xstate";
+import type { UnstampedEvent } from "../runtime/events.ts";
 import type {
   ContentBlock,
   Message,
@@ -55,7 +55,7 @@ export type ConversationEvent =
   | { readonly type: "TOOLS_CRASHED"; readonly error: unknown };
 
 /** A log event the machine emits; the host stamps its time and appends it. */
-export type ConversationEmitted = { readonly type: "log"; readonly event: Omit<NewEvent, "at"> };
+export type ConversationEmitted = { readonly type: "log"; readonly event: UnstampedEvent };
 
 /** Input of the model actor: one step. */
 export interface CallModelInput {
@@ -129,7 +129,7 @@ export const conversationMachine = setup({
   },
   actions: {
     /** Emits one log event; the host stamps its time and appends it. */
-    log: emit((_, event: Omit<NewEvent, "at">) => ({ type: "log" as const, event })),
+    log: emit((_, event: UnstampedEvent) => ({ type: "log" as const, event })),
   },
   guards: {
     overBudget: ({ context }) => context.tokensUsed >= context.tokenBudget,
@@ -284,6 +284,15 @@ export const conversationMachine = setup({
                     ],
                     written: text === "" ? context.written : [...context.written, text],
                   };
+                }),
+                // A whole response is told at once: its text is one delta of its step.
+                enqueue(({ context, enqueue }) => {
+                  const text = textOf(context.response?.content ?? []);
+                  if (text !== "")
+                    enqueue({
+                      type: "log",
+                      params: { _tag: "TextDelta", turn: context.turn, step: context.step, text },
+                    });
                 }),
                 {
                   type: "log" as const,

@@ -114,12 +114,14 @@ export type LogEvent = typeof LogEvent.Type;
 /** An event's tag. */
 export type LogEventTag = LogEvent["_tag"];
 
+/** `Omit` over each member of a union, not over their common keys. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** An event as it is about to be appended: the store gives it its `seq`. */
-export type NewEvent = LogEvent extends infer E
-  ? E extends LogEvent
-    ? Omit<E, "seq">
-    : never
-  : never;
+export type NewEvent = DistributiveOmit<LogEvent, "seq">;
+
+/** An event as the machine or the tool runner makes it: the log stamps `at`, the store `seq`. */
+export type UnstampedEvent = DistributiveOmit<LogEvent, "seq" | "at">;
 
 /** The event named by `tag`. */
 export type EventOf<T extends LogEventTag> = Extract<LogEvent, { _tag: T }>;

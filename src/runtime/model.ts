@@ -97,3 +97,12 @@ export class ModelError extends Data.TaggedError("ModelError")<{
   readonly message: string;
   readonly status?: number;
 }> {}
+
+/** The kind of an API error by its HTTP status, as the Messages API uses them. */
+export const kindOfStatus = (status: number, type?: string): ModelErrorKind => {
+  if (status === 529 || type === "overloaded_error") return "overloaded";
+  if (status === 429) return "rateLimited";
+  if (status === 401 || status === 403) return "auth";
+  if (status >= 500) return "server";
+  return "invalidRequest";
+};

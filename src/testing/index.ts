@@ -6,12 +6,14 @@
  */
 import { SimulatedClock } from "xstate";
 import type { Clock } from "../runtime/clock.ts";
-import type { Ids } from "../runtime/ids.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
+export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
+export { type FakeModel, type FakeStep, fakeModel, responseOf } from "./fakeModel.ts";
+export { countingIds } from "./ids.ts";
 export {
   fails,
   isFailure,
@@ -49,12 +51,6 @@ export const simulatedClock = (start = 0): SimulatedClock & Clock => {
   const clock = new SimulatedClock();
   clock.set(start);
   return clock;
-};
-
-/** Ids `prefix-1`, `prefix-2`, … in order. */
-export const countingIds = (prefix = "id"): Ids => {
-  let n = 0;
-  return { next: () => `${prefix}-${++n}` };
 };
 
 /** A rate-limit store whose every take fails, to show the call path fails closed. */

@@ -1,0 +1,137 @@
+/**
+ * The running system: one supervised conversation actor per window, one call
+ * path for all of them, one event store.
+ */
+
+import type { App } from "../runtime/app.ts";
+import type { CallPath } from "../runtime/callPath.ts";
+import { createCallPath } from "../runtime/callPath.ts";
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import { CONFIRM_TIMEOUT_MS } from "../runtime/confirmation.ts";
+import type { Ids } from "../runtime/ids.ts";
+import type { Model } from "../runtime/model.ts";
+import type { User } from "../runtime/origin.ts";
+import type { RateLimitStore } from "../runtime/rateLimit.ts";
+import type { EventStore } from "../runtime/store.ts";
+import { memoryStore } from "./memoryStore.ts";
+import { type AssistantWindow, openWindow } from "./window.ts";
+
+export interface HostOptions {
+  readonly model: Model;
+  /** Where logs live: `memoryStore()` by default, `sqliteStore(path)` to keep them. */
+  readonly store?: EventStore;
+  readonly clock?: Clock;
+  readonly ids?: Ids;
+  readonly confirmIds?: Ids;
+  readonly rateLimits?: RateLimitStore;
+  /** `max_tokens` of each model request: 4 096. */
+  readonly maxTokensPerStep?: number;
+  /** Crashes of one window's actor allowed within `restartWindowMs` before it is given up: 3 in 60 s. */
+  readonly maxRestarts?: number;
+  readonly restartWindowMs?: number;
+  /** Who owns a window: two users with the same key are one. Default: `id`, else `name`, else the value. */
+  readonly userKey?: (user: User) => string;
+  /** The name the system prompt gives the user: `user.name` by default. */
+  readonly userName?: (user: User) => string | undefined;
+  /** Told when a window crashes more often than it may be rebuilt. */
+  readonly onError?: (error: unknown, where: { readonly clientId: string }) => void;
+}
+
+/** A window asked for by a user who does not own it. */
+export class WindowOwnerMismatch extends Error {
+  readonly _tag = "WindowOwnerMismatch";
+  constructor(readonly clientId: string) {
+    super(`window ${JSON.stringify(clientId)} belongs to another user`);
+  }
+}
+
+export interface Host {
+  /** The conversation of one window, spawned on first use; a window belongs to one user. */
+  readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
+  /** The one call path every window (and MCP) goes through. */
+  readonly path: CallPath;
+  /** Closes every window. */
+  readonly close: () => Promise<void>;
+}
+
+const defaultUserKey = (user: User): string => {
+  const u = user as { id?: unknown; name?: unknown } | null;
+  if (u !== null && typeof u === "object" && (typeof u.id === "string" || typeof u.id === "number"))
+    return `id:${u.id}`;
+  if (u !== null && typeof u === "object" && typeof u.name === "string") return `name:${u.name}`;
+  return `value:${JSON.stringify(user)}`;
+};
+
+const defaultUserName = (user: User): string | undefined => {
+  const name = (user as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? name : undefined;
+};
+
+/**
+ * Starts the actor system for an app.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, { model: anthropic(), store: sqliteStore("assistant.db") });
+ * const w = host.window("client-1", { user });
+ * w.events$().subscribe(render);
+ * await w.prompt({ text: "Set her credit limit to 50 000", route: "/customers/42" });
+ * ```
+ */
+export const createHost = (app: App, options: HostOptions): Host => {
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? memoryStore();
+  const userKey = options.userKey ?? defaultUserKey;
+  const path = createCallPath(app, {
+    clock,
+    // The confirmation machine decides timeouts at 5 minutes; the path's own timer is a backstop.
+    confirmTimeoutMs: CONFIRM_TIMEOUT_MS + 1_000,
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
+    ...(options.confirmIds === undefined ? {} : { confirmIds: options.confirmIds }),
+    ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+  });
+  const windows = new Map<string, { owner: string; window: ReturnType<typeof openWindow> }>();
+  const deps = {
+    app,
+    model: options.model,
+    store,
+    clock,
+    path,
+    maxTokensPerStep: options.maxTokensPerStep ?? 4096,
+    maxRestarts: options.maxRestarts ?? 3,
+    restartWindowMs: options.restartWindowMs ?? 60_000,
+    userName: options.userName ?? defaultUserName,
+    onError:
+      options.onError ??
+      ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
+  };
+  return {
+    path,
+    window: (clientId, { user }) => {
+      const owner = userKey(user);
+      const known = windows.get(clientId);
+      if (known !== undefined) {
+        if (known.owner !== owner) throw new WindowOwnerMismatch(clientId);
+        known.window.setUser(user);
+        return known.window;
+      }
+      const window = openWindow(deps, clientId, user);
+      const close = window.close;
+      const entry = {
+        owner,
+        window: {
+          ...window,
+          close: async () => {
+            windows.delete(clientId);
+            await close();
+          },
+        },
+      };
+      windows.set(clientId, entry);
+      return entry.window;
+    },
+    close: async () => {
+      await Promise.all([...windows.values()].map((w) => w.window.close()));
+    },
+  };
+};

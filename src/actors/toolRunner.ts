@@ -1,0 +1,85 @@
+/**
+ * The tools actor of a conversation: runs one step's tool calls, in order,
+ * through the call path, and logs each as a tool step. A call that needs the
+ * user's answer puts the conversation in `awaitingConfirmation` until it has one.
+ */
+import { fromCallback } from "xstate";
+import type { ConversationEvent, RunToolsInput } from "../machines/conversation.ts";
+import type { CallPath } from "../runtime/callPath.ts";
+import type { Confirmer } from "../runtime/confirmation.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
+import type { Caller, User } from "../runtime/origin.ts";
+import { auditOutcome, formatOutcome } from "../runtime/outcome.ts";
+import type { Unstamped } from "./windowLog.ts";
+
+/** What the tool runner needs from its window, read at each call (abilities can change mid-turn). */
+export interface ToolRunnerWindow {
+  readonly clientId: string;
+  readonly user: () => User;
+  readonly offered: () => ReadonlySet<string>;
+  readonly confirmer: Confirmer;
+  readonly log: (event: Unstamped) => void;
+}
+
+const MAX_NAME = 128;
+
+/** The caller the wire names (`direct`, or a code execution tool's id). */
+export const callerOf = (call: ToolUseBlock): Caller =>
+  call.caller !== undefined && call.caller.type !== "direct"
+    ? { type: "code", toolId: call.caller.tool_id ?? "" }
+    : { type: "direct" };
+
+/** The tools actor logic for one window. */
+export const toolRunner = (path: CallPath, window: ToolRunnerWindow) =>
+  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack }) => {
+    const stop = new AbortController();
+    const confirmer: Confirmer = {
+      ask: (request, signal) => {
+        sendBack({ type: "CONFIRMING" });
+        return window.confirmer.ask(request, signal).finally(() => {
+          if (!stop.signal.aborted) sendBack({ type: "CONFIRMED" });
+        });
+      },
+    };
+    const run = async () => {
+      const results: ToolResultBlock[] = [];
+      for (const call of input.calls) {
+        // Stopped: what runs finishes on its own; nothing after it starts.
+        if (stop.signal.aborted) return;
+        const caller = callerOf(call);
+        const tool =
+          call.name.length <= MAX_NAME ? call.name : `${call.name.slice(0, MAX_NAME - 1)}…`;
+        window.log({ _tag: "ToolStarted", turn: input.turn, callId: call.id, tool, caller });
+        const outcome = await path.call(
+          { tool: call.name, input: call.input, callId: call.id, caller },
+          {
+            user: window.user(),
+            origin: { kind: "assistant" },
+            scope: window.clientId,
+            signal: stop.signal,
+            offered: window.offered(),
+            confirmer,
+          },
+        );
+        const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+        window.log({
+          _tag: "ToolFinished",
+          turn: input.turn,
+          callId: call.id,
+          ok: outcome._tag === "Succeeded",
+          outcome: auditOutcome(outcome),
+          ...(link === undefined ? {} : { link }),
+        });
+        const { isError, text } = formatOutcome(outcome);
+        results.push({
+          type: "tool_result",
+          tool_use_id: call.id,
+          content: text,
+          ...(isError ? { is_error: true } : {}),
+        });
+      }
+      if (!stop.signal.aborted) sendBack({ type: "TOOLS_DONE", results });
+    };
+    run().catch((error) => sendBack({ type: "TOOLS_CRASHED", error }));
+    return () => stop.abort();
+  });

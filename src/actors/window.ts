@@ -1,0 +1,297 @@
+/**
+ * One window's conversation as a supervised actor: the conversation machine
+ * with the model and the tool runner plugged in, its log, its confirmations.
+ * An actor that throws is rebuilt by folding its log; a turn in flight at the
+ * crash is recorded as interrupted and nothing it started runs again.
+ */
+import { filter, firstValueFrom, type Observable } from "rxjs";
+import { type Actor, createActor, fromPromise } from "xstate";
+import { conversationMachine } from "../machines/conversation.ts";
+import type { App } from "../runtime/app.ts";
+import type { CallPath } from "../runtime/callPath.ts";
+import { offered } from "../runtime/catalog.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { EventOf, LogEvent } from "../runtime/events.ts";
+import type { Model, ModelTool } from "../runtime/model.ts";
+import type { User } from "../runtime/origin.ts";
+import type { PanelState } from "../runtime/panelItems.ts";
+import type { HistoryState, UsageState } from "../runtime/projections.ts";
+import type { EventStore } from "../runtime/store.ts";
+import { isoDate, systemPrompt } from "../runtime/systemPrompt.ts";
+import { type AnswerResult, confirmationBroker } from "./confirmationBroker.ts";
+import { toolRunner } from "./toolRunner.ts";
+import { type WindowLog, windowLog } from "./windowLog.ts";
+
+/** The end of a turn: the event that ended it. */
+export type TurnEnd = EventOf<"Answered"> | EventOf<"Stopped"> | EventOf<"Failed">;
+
+/** What a prompt carries: the text and the route the user is on. */
+export type PromptInput = string | { readonly text: string; readonly route?: string | null };
+
+/** A prompt that cannot start. */
+export class PromptRefused extends Error {
+  readonly _tag = "PromptRefused";
+  constructor(
+    readonly reason: "turnInProgress" | "noAssistant" | "windowFailed" | "closed",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The sentence a turn in flight at a crash ends with. */
+export const INTERRUPTED = "interrupted";
+
+/** One window's conversation, as the app and its transports use it. */
+export interface AssistantWindow {
+  readonly clientId: string;
+  /** Resolves once the window's log is loaded (methods wait for it themselves). */
+  readonly ready: Promise<void>;
+  /** Starts a turn and resolves with the event that ended it. */
+  readonly prompt: (input: PromptInput) => Promise<TurnEnd>;
+  /** Answers a confirmation of this window, once. */
+  readonly confirm: (
+    confirmId: string,
+    accept: boolean,
+    echo?: { readonly tool?: string; readonly args?: unknown },
+  ) => Promise<AnswerResult>;
+  /** Stops the turn: the model request is aborted; a command already running finishes on its own. */
+  readonly stop: () => void;
+  /** Stops any turn and forgets the conversation (its log keeps a `Reset`). */
+  readonly reset: () => Promise<void>;
+  /** The window's log events from `fromSeq` on, then each new one. */
+  readonly events$: (fromSeq?: number) => Observable<LogEvent>;
+  readonly panel: () => PanelState;
+  readonly history: () => HistoryState;
+  readonly usage: () => UsageState;
+  /** The conversation machine's state, e.g. `"idle"` or `{ turn: "requesting" }`. */
+  readonly state: () => unknown;
+  /** The machine's bookkeeping that the log must agree with. */
+  readonly context: () => { readonly turn: number; readonly tokensUsed: number };
+  /** Waits until every event so far is stored. */
+  readonly settled: () => Promise<void>;
+  /** Stops the actor; a memory store forgets the log, a durable one keeps it. */
+  readonly close: () => Promise<void>;
+}
+
+/** What a window needs from its host. */
+export interface WindowDeps {
+  readonly app: App;
+  readonly model: Model;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly path: CallPath;
+  readonly maxTokensPerStep: number;
+  readonly maxRestarts: number;
+  readonly restartWindowMs: number;
+  readonly userName: (user: User) => string | undefined;
+  readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
+}
+
+export const openWindow = (
+  deps: WindowDeps,
+  clientId: string,
+  firstUser: User,
+): AssistantWindow & { setUser: (user: User) => void } => {
+  const assistant = deps.app.assistant;
+  let user = firstUser;
+  let offeredNow: ReadonlySet<string> = new Set();
+  let system = "";
+  let failed: unknown;
+  let closed = false;
+  const crashes: number[] = [];
+  const broker = confirmationBroker({ clock: deps.clock });
+  let actor: Actor<typeof conversationMachine> | undefined;
+
+  const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) =>
+    crashed(error),
+  );
+  const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
+  broker.requests$.subscribe((request) => {
+    void log.append({
+      _tag: "ConfirmRequested",
+      turn: currentTurn(),
+      confirmId: request.confirmId,
+      callId: request.callId,
+      tool: request.tool,
+      description: request.description,
+      args: request.args,
+    });
+  });
+  broker.settled$.subscribe(({ request, answer }) => {
+    void log.append({
+      _tag: "ConfirmAnswered",
+      turn: currentTurn(),
+      confirmId: request.confirmId,
+      answer,
+    });
+  });
+
+  const machine = conversationMachine.provide({
+    actors: {
+      callModel: fromPromise(({ input, signal }) =>
+        deps.model.step(
+          {
+            model: assistant?.model ?? "claude-sonnet-5-5",
+            system,
+            messages: input.messages,
+            tools: input.tools,
+            maxTokens: deps.maxTokensPerStep,
+          },
+          { signal },
+        ),
+      ),
+      runTools: toolRunner(deps.path, {
+        clientId,
+        user: () => user,
+        offered: () => offeredNow,
+        confirmer: broker,
+        log: (event) => void log.append(event),
+      }),
+    },
+  });
+
+  /** Starts a fresh actor from what the log says: the turn count and the tokens spent. */
+  const spawn = () => {
+    const next = createActor(machine, {
+      input: {
+        maxSteps: assistant?.maxSteps ?? 8,
+        tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
+        turn: log.status().turn,
+        tokensUsed: log.usage().total,
+      },
+      clock: deps.clock,
+    });
+    next.on("log", ({ event }) => void log.append(event));
+    next.subscribe({ error: (error) => crashed(error) });
+    actor = next;
+    next.start();
+  };
+
+  /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
+  const recover = async () => {
+    await log.reload();
+    const { running, turn } = log.status();
+    if (running) await log.append({ _tag: "Failed", turn, error: INTERRUPTED });
+  };
+
+  let rebuilding: Promise<void> = Promise.resolve();
+  const crashed = (error: unknown) => {
+    if (closed || failed !== undefined) return;
+    const now = deps.clock.now();
+    crashes.push(now);
+    while (crashes.length > 0 && (crashes[0] as number) <= now - deps.restartWindowMs)
+      crashes.shift();
+    const dead = actor;
+    actor = undefined;
+    dead?.stop();
+    if (crashes.length > deps.maxRestarts) {
+      failed = error;
+      deps.onError(error, { clientId });
+      return;
+    }
+    rebuilding = rebuilding.then(async () => {
+      await recover();
+      if (!closed) spawn();
+    });
+  };
+
+  const ready = recover().then(() => {
+    if (!closed) spawn();
+  });
+
+  const turnEnd = (turn: number) =>
+    firstValueFrom(
+      log.appended$.pipe(
+        filter(
+          (e): e is TurnEnd =>
+            (e._tag === "Answered" || e._tag === "Stopped" || e._tag === "Failed") &&
+            e.turn === turn,
+        ),
+      ),
+    );
+
+  const live = async () => {
+    await ready;
+    await rebuilding;
+    if (failed !== undefined)
+      throw new PromptRefused("windowFailed", "this window's conversation failed; open it again");
+    if (closed || actor === undefined) throw new PromptRefused("closed", "this window is closed");
+    return actor;
+  };
+
+  return {
+    clientId,
+    ready,
+    setUser: (next) => {
+      user = next;
+    },
+    prompt: async (input) => {
+      if (assistant === undefined)
+        throw new PromptRefused("noAssistant", "this app has no assistant");
+      const running = await live();
+      if (!running.getSnapshot().matches("idle")) {
+        throw new PromptRefused("turnInProgress", "a turn is already running in this window");
+      }
+      const { text, route = null } = typeof input === "string" ? { text: input } : input;
+      const tools = offered(deps.app, "assistant", user);
+      offeredNow = new Set(tools.map((t) => t.name));
+      const userName = deps.userName(user);
+      system = systemPrompt({
+        today: isoDate(deps.clock.now()),
+        ...(userName === undefined ? {} : { userName }),
+        instructions: assistant.instructions,
+      });
+      const end = turnEnd(running.getSnapshot().context.turn + 1);
+      running.send({
+        type: "PROMPT",
+        text,
+        route: route !== null && route.trim() !== "" ? route : null,
+        note: null,
+        history: log.history().messages,
+        tools: tools.map(
+          (t): ModelTool => ({
+            name: t.name,
+            description: t.description,
+            input_schema: t.inputSchema,
+          }),
+        ),
+      });
+      return end;
+    },
+    confirm: async (confirmId, accept, echo = {}) => {
+      await ready;
+      return broker.answer({ confirmId, accept, scope: clientId, ...echo });
+    },
+    stop: () => actor?.send({ type: "STOP" }),
+    reset: async () => {
+      const running = await live();
+      running.send({ type: "RESET" });
+      await log.idle();
+    },
+    events$: log.events$,
+    panel: log.panel,
+    history: log.history,
+    usage: log.usage,
+    state: () => actor?.getSnapshot().value,
+    context: () => {
+      const context = actor?.getSnapshot().context;
+      return {
+        turn: context?.turn ?? log.status().turn,
+        tokensUsed: context?.tokensUsed ?? log.usage().total,
+      };
+    },
+    settled: async () => {
+      await ready;
+      await rebuilding;
+      await log.idle();
+    },
+    close: async () => {
+      closed = true;
+      actor?.stop();
+      actor = undefined;
+      await log.idle().catch(() => undefined);
+      if (!deps.store.durable) await deps.store.drop(log.stream);
+    },
+  };
+};

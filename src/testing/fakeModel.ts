@@ -1,0 +1,135 @@
+/**
+ * A scripted model, for tests: each step takes the next scripted response and
+ * every request is recorded. No network; the same scripts play over real HTTP
+ * through `standInMessagesApi`.
+ */
+
+import type { Usage } from "../runtime/events.ts";
+import {
+  kindOfStatus,
+  type Model,
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+} from "../runtime/model.ts";
+import { countingIds } from "./ids.ts";
+import {
+  isFailure,
+  type ScriptedReply,
+  type ScriptedResponse,
+  type ScriptedToolCall,
+  toMessage,
+} from "./script.ts";
+
+/** A step of a fake model's script: a response, or a fault the model port never gives. */
+export type FakeStep = ScriptedResponse | { readonly crash: string } | { readonly hang: true };
+
+/** A fake model: a `Model` with a chainable script and a record of requests. */
+export interface FakeModel extends Model {
+  /** Every request the model was sent, in order. */
+  readonly requests: ReadonlyArray<ModelRequest>;
+  /** Steps not yet played. */
+  readonly remaining: () => number;
+  /** Adds a step that ends the turn with text (told a word at a time when streamed). */
+  readonly says: (text: string, more?: Omit<ScriptedReply, "text">) => FakeModel;
+  /** Adds a step that calls one tool. */
+  readonly toolCall: (
+    name: string,
+    input: unknown,
+    more?: Omit<ScriptedReply, "toolCalls">,
+  ) => FakeModel;
+  /** Adds a step that calls several tools at once. */
+  readonly toolCalls: (
+    calls: ReadonlyArray<ScriptedToolCall>,
+    more?: Omit<ScriptedReply, "toolCalls">,
+  ) => FakeModel;
+  /** Adds a refusal, with the model's explanation. */
+  readonly refuses: (text?: string) => FakeModel;
+  /** Adds an API error (529, 401, 422, …). */
+  readonly fails: (status: number, type: string, message: string) => FakeModel;
+  /** Adds any scripted response. */
+  readonly respond: (response: FakeStep) => FakeModel;
+  /** Adds a step that throws a plain error: a bug, not an API error, so the actor crashes. */
+  readonly crashes: (message?: string) => FakeModel;
+  /** Adds a step that never answers until it is aborted. */
+  readonly hangs: () => FakeModel;
+}
+
+/** A model response from a scripted reply, as the Anthropic adapter would give it. */
+export const responseOf = (reply: ScriptedReply, ids = countingIds("fake")): ModelResponse => {
+  const message = toMessage(reply, ids);
+  const usage: Usage = {
+    inputTokens: message.usage.input_tokens,
+    outputTokens: message.usage.output_tokens,
+  };
+  return {
+    content: message.content,
+    stopReason: message.stop_reason,
+    usage,
+    ...(message.container === undefined
+      ? {}
+      : { container: { id: message.container.id, expiresAt: message.container.expires_at } }),
+  };
+};
+
+const aborted = () => new ModelError({ kind: "aborted", message: "the request was aborted" });
+
+/**
+ * A scripted model.
+ *
+ * @example
+ * ```ts
+ * const model = fakeModel()
+ *   .toolCall("invoices_index", { overdue: true })
+ *   .says("Three invoices are overdue.");
+ * ```
+ */
+export const fakeModel = (script: ReadonlyArray<FakeStep> = []): FakeModel => {
+  const queue: FakeStep[] = [...script];
+  const requests: ModelRequest[] = [];
+  const ids = countingIds("fake");
+  const self: FakeModel = {
+    requests,
+    remaining: () => queue.length,
+    says: (text, more = {}) => self.respond({ ...more, text }),
+    toolCall: (name, input, more = {}) => self.respond({ ...more, toolCalls: [{ name, input }] }),
+    toolCalls: (calls, more = {}) => self.respond({ ...more, toolCalls: calls }),
+    refuses: (text = "") => self.respond({ text, stopReason: "refusal" }),
+    fails: (status, type, message) => self.respond({ error: { status, type, message } }),
+    respond: (response) => {
+      queue.push(response);
+      return self;
+    },
+    crashes: (message = "the fake model crashed") => self.respond({ crash: message }),
+    hangs: () => self.respond({ hang: true }),
+    step: async (request, { signal, onText }) => {
+      requests.push(request);
+      if (signal.aborted) throw aborted();
+      const next = queue.shift();
+      if (next === undefined) {
+        throw new ModelError({
+          kind: "invalidRequest",
+          message: "fakeModel: no scripted response is left for this request",
+        });
+      }
+      if ("crash" in next) throw new Error(next.crash);
+      if ("hang" in next) {
+        return new Promise<never>((_, reject) =>
+          signal.addEventListener("abort", () => reject(aborted()), { once: true }),
+        );
+      }
+      if (isFailure(next)) {
+        throw new ModelError({
+          kind: kindOfStatus(next.error.status, next.error.type),
+          message: next.error.message,
+          status: next.error.status,
+        });
+      }
+      if (onText !== undefined && next.text) {
+        for (const piece of next.text.split(/(?<=\s)/)) onText(piece);
+      }
+      return responseOf(next, ids);
+    },
+  };
+  return self;
+};
