@@ -68,6 +68,8 @@ export interface AssistantWindow {
   readonly state: () => unknown;
   /** The machine's bookkeeping that the log must agree with. */
   readonly context: () => { readonly turn: number; readonly tokensUsed: number };
+  /** The seq of the last stored event. */
+  readonly lastSeq: () => number;
   /** Waits until every event so far is stored. */
   readonly settled: () => Promise<void>;
   /** Stops the actor; a memory store forgets the log, a durable one keeps it. */
@@ -185,14 +187,14 @@ export const openWindow = (
     const dead = actor;
     actor = undefined;
     dead?.stop();
-    if (crashes.length > deps.maxRestarts) {
-      failed = error;
-      deps.onError(error, { clientId });
-      return;
-    }
+    const escalate = crashes.length > deps.maxRestarts;
     rebuilding = rebuilding.then(async () => {
       await recover();
-      if (!closed) spawn();
+      if (escalate) {
+        // Too many crashes too fast: the window is given up, and the host is told.
+        failed = error;
+        deps.onError(error, { clientId });
+      } else if (!closed) spawn();
     });
   };
 
@@ -281,6 +283,7 @@ export const openWindow = (
         tokensUsed: context?.tokensUsed ?? log.usage().total,
       };
     },
+    lastSeq: () => log.status().lastSeq,
     settled: async () => {
       await ready;
       await rebuilding;

@@ -4,13 +4,12 @@
  *
  * @packageDocumentation
  */
-import { SimulatedClock } from "xstate";
-import type { Clock } from "../runtime/clock.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
 export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
+export { simulatedClock } from "./clock.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
 export { type FakeModel, type FakeStep, fakeModel, responseOf } from "./fakeModel.ts";
 export { countingIds } from "./ids.ts";
@@ -36,22 +35,14 @@ export {
   type StandInRequest,
   standInMessagesApi,
 } from "./standInMessagesApi.ts";
-
-/**
- * XState's `SimulatedClock`, which is also this library's `Clock`: time moves
- * only when the test calls `increment(ms)` or `set(ms)`.
- *
- * @example
- * ```ts
- * const clock = simulatedClock();
- * clock.increment(5 * 60 * 1000); // every timer due by then fires
- * ```
- */
-export const simulatedClock = (start = 0): SimulatedClock & Clock => {
-  const clock = new SimulatedClock();
-  clock.set(start);
-  return clock;
-};
+export {
+  type ConfirmRule,
+  type Ran,
+  type TestApp,
+  type TestAssistant,
+  type TestTurn,
+  testApp,
+} from "./testApp.ts";
 
 /** A rate-limit store whose every take fails, to show the call path fails closed. */
 export const failingRateLimitStore = (): RateLimitStore => ({
