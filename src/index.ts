@@ -10,6 +10,7 @@ export type {
   ConfirmationBroker,
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
+export { memoryStore } from "./actors/memoryStore.ts";
 export { covers, isAbility, isAbilityPattern } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
 export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";
