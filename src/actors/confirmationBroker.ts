@@ -56,6 +56,17 @@ export interface ConfirmationBrokerOptions {
   readonly timeoutMs?: number;
 }
 
+/** One machine per timeout, shared by every broker: an idle window pays for none. */
+const machines = new Map<number, typeof confirmationMachine>();
+const machineFor = (timeoutMs: number) => {
+  let machine = machines.get(timeoutMs);
+  if (machine === undefined) {
+    machine = confirmationMachine.provide({ delays: { timeout: timeoutMs } });
+    machines.set(timeoutMs, machine);
+  }
+  return machine;
+};
+
 /**
  * The in-memory confirmation broker: each request is a confirmation machine
  * (pending → accepted | declined | timedOut after 5 minutes), and each id is
@@ -70,9 +81,7 @@ export interface ConfirmationBrokerOptions {
  */
 export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): ConfirmationBroker => {
   const clock = options.clock ?? systemClock;
-  const machine = confirmationMachine.provide({
-    delays: { timeout: options.timeoutMs ?? CONFIRM_TIMEOUT_MS },
-  });
+  const machine = machineFor(options.timeoutMs ?? CONFIRM_TIMEOUT_MS);
   const waiting = new Map<string, { request: ConfirmRequest; actor: Actor<typeof machine> }>();
   const requests = new Subject<ConfirmRequest>();
   const settled = new Subject<ConfirmationSettled>();

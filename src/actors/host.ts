@@ -14,7 +14,7 @@ import type { User } from "../runtime/origin.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 import type { EventStore } from "../runtime/store.ts";
 import { memoryStore } from "./memoryStore.ts";
-import { type AssistantWindow, openWindow } from "./window.ts";
+import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } from "./window.ts";
 
 export interface HostOptions {
   readonly model: Model;
@@ -91,7 +91,10 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
   const windows = new Map<string, { owner: string; window: ReturnType<typeof openWindow> }>();
+  const bindings = new WeakMap<object, WindowBinding>();
   const deps = {
+    machine: hostMachine(path, bindings),
+    bindings,
     app,
     model: options.model,
     store,
@@ -101,6 +104,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     maxRestarts: options.maxRestarts ?? 3,
     restartWindowMs: options.restartWindowMs ?? 60_000,
     userName: options.userName ?? defaultUserName,
+    onClose: (clientId: string) => void windows.delete(clientId),
     onError:
       options.onError ??
       ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
@@ -116,19 +120,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
         return known.window;
       }
       const window = openWindow(deps, clientId, user);
-      const close = window.close;
-      const entry = {
-        owner,
-        window: {
-          ...window,
-          close: async () => {
-            windows.delete(clientId);
-            await close();
-          },
-        },
-      };
-      windows.set(clientId, entry);
-      return entry.window;
+      windows.set(clientId, { owner, window });
+      return window;
     },
     close: async () => {
       await Promise.all([...windows.values()].map((w) => w.window.close()));

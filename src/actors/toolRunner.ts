@@ -29,9 +29,13 @@ export const callerOf = (call: ToolUseBlock): Caller =>
     ? { type: "code", toolId: call.caller.tool_id ?? "" }
     : { type: "direct" };
 
-/** The tools actor logic for one window. */
-export const toolRunner = (path: CallPath, window: ToolRunnerWindow) =>
-  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack }) => {
+/**
+ * The tools actor logic, made once per host: `windowOf` finds the window an
+ * actor belongs to from its actor system, so every window shares one machine.
+ */
+export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRunnerWindow) =>
+  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack, system }) => {
+    const window = windowOf(system);
     const stop = new AbortController();
     const confirmer: Confirmer = {
       ask: (request, signal) => {

@@ -6,20 +6,24 @@
  */
 import { filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
-import { conversationMachine } from "../machines/conversation.ts";
+import { type CallModelInput, conversationMachine } from "../machines/conversation.ts";
 import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { offered } from "../runtime/catalog.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventOf, LogEvent } from "../runtime/events.ts";
-import type { Model, ModelTool } from "../runtime/model.ts";
+import type { Model, ModelResponse, ModelTool } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { PanelState } from "../runtime/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/projections.ts";
 import type { EventStore } from "../runtime/store.ts";
 import { isoDate, systemPrompt } from "../runtime/systemPrompt.ts";
-import { type AnswerResult, confirmationBroker } from "./confirmationBroker.ts";
-import { toolRunner } from "./toolRunner.ts";
+import {
+  type AnswerResult,
+  type ConfirmationBroker,
+  confirmationBroker,
+} from "./confirmationBroker.ts";
+import { type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
 /** The end of a turn: the event that ended it. */
@@ -76,8 +80,33 @@ export interface AssistantWindow {
   readonly close: () => Promise<void>;
 }
 
+/** What the host's one conversation machine needs of each window, found by its actor system. */
+export interface WindowBinding {
+  readonly callModel: (input: CallModelInput, signal: AbortSignal) => Promise<ModelResponse>;
+  readonly tools: ToolRunnerWindow;
+}
+
+/** The conversation machine with the host's actors plugged in, once for all windows. */
+export const hostMachine = (path: CallPath, bindings: WeakMap<object, WindowBinding>) => {
+  const bound = (system: unknown): WindowBinding => {
+    const binding = bindings.get(system as object);
+    if (binding === undefined) throw new Error("no window is bound to this actor system");
+    return binding;
+  };
+  return conversationMachine.provide({
+    actors: {
+      callModel: fromPromise<ModelResponse, CallModelInput>(({ input, signal, system }) =>
+        bound(system).callModel(input, signal),
+      ),
+      runTools: toolRunner(path, (system) => bound(system).tools),
+    },
+  });
+};
+
 /** What a window needs from its host. */
 export interface WindowDeps {
+  readonly machine: ReturnType<typeof hostMachine>;
+  readonly bindings: WeakMap<object, WindowBinding>;
   readonly app: App;
   readonly model: Model;
   readonly store: EventStore;
@@ -88,6 +117,8 @@ export interface WindowDeps {
   readonly restartWindowMs: number;
   readonly userName: (user: User) => string | undefined;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
+  /** Told when the window closes, so the host forgets it. */
+  readonly onClose: (clientId: string) => void;
 }
 
 export const openWindow = (
@@ -102,60 +133,64 @@ export const openWindow = (
   let failed: unknown;
   let closed = false;
   const crashes: number[] = [];
-  const broker = confirmationBroker({ clock: deps.clock });
   let actor: Actor<typeof conversationMachine> | undefined;
 
   const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) =>
     crashed(error),
   );
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
-  broker.requests$.subscribe((request) => {
-    void log.append({
-      _tag: "ConfirmRequested",
-      turn: currentTurn(),
-      confirmId: request.confirmId,
-      callId: request.callId,
-      tool: request.tool,
-      description: request.description,
-      args: request.args,
-    });
-  });
-  broker.settled$.subscribe(({ request, answer }) => {
-    void log.append({
-      _tag: "ConfirmAnswered",
-      turn: currentTurn(),
-      confirmId: request.confirmId,
-      answer,
-    });
-  });
 
-  const machine = conversationMachine.provide({
-    actors: {
-      callModel: fromPromise(({ input, signal }) =>
-        deps.model.step(
-          {
-            model: assistant?.model ?? "claude-sonnet-5-5",
-            system,
-            messages: input.messages,
-            tools: input.tools,
-            maxTokens: deps.maxTokensPerStep,
-          },
-          { signal },
-        ),
+  // Made at the first confirmation: most windows never ask one, and an idle window should cost little.
+  let broker: ConfirmationBroker | undefined;
+  const confirmations = (): ConfirmationBroker => {
+    if (broker !== undefined) return broker;
+    broker = confirmationBroker({ clock: deps.clock });
+    broker.requests$.subscribe((request) => {
+      void log.append({
+        _tag: "ConfirmRequested",
+        turn: currentTurn(),
+        confirmId: request.confirmId,
+        callId: request.callId,
+        tool: request.tool,
+        description: request.description,
+        args: request.args,
+      });
+    });
+    broker.settled$.subscribe(({ request, answer }) => {
+      void log.append({
+        _tag: "ConfirmAnswered",
+        turn: currentTurn(),
+        confirmId: request.confirmId,
+        answer,
+      });
+    });
+    return broker;
+  };
+
+  const binding: WindowBinding = {
+    callModel: (input, signal) =>
+      deps.model.step(
+        {
+          model: assistant?.model ?? "claude-sonnet-5-5",
+          system,
+          messages: input.messages,
+          tools: input.tools,
+          maxTokens: deps.maxTokensPerStep,
+        },
+        { signal },
       ),
-      runTools: toolRunner(deps.path, {
-        clientId,
-        user: () => user,
-        offered: () => offeredNow,
-        confirmer: broker,
-        log: (event) => void log.append(event),
-      }),
+    tools: {
+      clientId,
+      user: () => user,
+      offered: () => offeredNow,
+      confirmer: { ask: (request, signal) => confirmations().ask(request, signal) },
+      log: (event) => void log.append(event),
     },
-  });
+  };
 
   /** Starts a fresh actor from what the log says: the turn count and the tokens spent. */
   const spawn = () => {
-    const next = createActor(machine, {
+    const next = createActor(deps.machine, {
       input: {
         maxSteps: assistant?.maxSteps ?? 8,
         tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
@@ -164,6 +199,7 @@ export const openWindow = (
       },
       clock: deps.clock,
     });
+    deps.bindings.set(next.system, binding);
     next.on("log", ({ event }) => void log.append(event));
     next.subscribe({ error: (error) => crashed(error) });
     actor = next;
@@ -263,6 +299,7 @@ export const openWindow = (
     },
     confirm: async (confirmId, accept, echo = {}) => {
       await ready;
+      if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
     },
     stop: () => actor?.send({ type: "STOP" }),
@@ -291,6 +328,7 @@ export const openWindow = (
     },
     close: async () => {
       closed = true;
+      deps.onClose(clientId);
       actor?.stop();
       actor = undefined;
       await log.idle().catch(() => undefined);

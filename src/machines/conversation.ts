@@ -155,6 +155,8 @@ export const conversationMachine = setup({
   initial: "idle",
   states: {
     idle: {
+      // Between turns the conversation lives in the log; an idle window keeps none of the last turn.
+      entry: assign({ messages: [], response: null, written: [], tools: [] }),
       on: {
         PROMPT: {
           target: "turn",
