@@ -10,7 +10,22 @@ export type {
   ConfirmationBroker,
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
+export type { Host, HostOptions } from "./actors/host.ts";
+export { createHost, WindowOwnerMismatch } from "./actors/host.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
+export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
+export { INTERRUPTED, PromptRefused } from "./actors/window.ts";
+export type { ConfirmationEvent, ConfirmationInput } from "./machines/confirmation.ts";
+export { confirmationMachine } from "./machines/confirmation.ts";
+export type {
+  CallModelInput,
+  ConversationContext,
+  ConversationEmitted,
+  ConversationEvent,
+  ConversationInput,
+  RunToolsInput,
+} from "./machines/conversation.ts";
+export { budgetSpent, conversationMachine, REFUSED, stepsSpent } from "./machines/conversation.ts";
 export { covers, isAbility, isAbilityPattern } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
 export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";
@@ -40,12 +55,55 @@ export type {
 } from "./runtime/confirmation.ts";
 export { CONFIRM_TIMEOUT_MS } from "./runtime/confirmation.ts";
 export { AppConfigError, CommandDefinitionError } from "./runtime/errors.ts";
+export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/events.ts";
+export {
+  Answered,
+  ConfirmAnswered,
+  ConfirmRequested,
+  Failed,
+  LogEvent,
+  PROTOCOL_VERSION,
+  Reset,
+  ScriptFinished,
+  ScriptStarted,
+  SelectionChanged,
+  StepFinished,
+  StepStarted,
+  Stopped,
+  TextDelta,
+  ToolFinished,
+  ToolStarted,
+  TurnStarted,
+  Usage,
+} from "./runtime/events.ts";
 export type { Ids } from "./runtime/ids.ts";
 export { randomIds } from "./runtime/ids.ts";
 export type { Issue } from "./runtime/issues.ts";
 export { isAppPath, percentEncode } from "./runtime/link.ts";
+export type {
+  ContentBlock,
+  Message,
+  Model,
+  ModelErrorKind,
+  ModelRequest,
+  ModelResponse,
+  ModelTool,
+  StepOptions,
+  StopReason,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "./runtime/model.ts";
+export { ModelError } from "./runtime/model.ts";
 export type { Caller, Origin, Register, User } from "./runtime/origin.ts";
 export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
 export { formatOutcome, ran } from "./runtime/outcome.ts";
+export type { PanelItem, PanelState } from "./runtime/panelItems.ts";
+export { panelItems } from "./runtime/panelItems.ts";
+export type { HistoryState, Projection, StatusState, UsageState } from "./runtime/projections.ts";
+export { history, STOPPED_MARK, status, usage } from "./runtime/projections.ts";
 export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/rateLimit.ts";
 export { memoryRateLimitStore } from "./runtime/rateLimit.ts";
+export type { EventStore } from "./runtime/store.ts";
+export { AppendConflict } from "./runtime/store.ts";
+export { systemPrompt } from "./runtime/systemPrompt.ts";

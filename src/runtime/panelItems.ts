@@ -56,17 +56,35 @@ export interface PanelState {
 
 type Item = Draft<PanelItem>;
 
+/**
+ * The last item of `kind` in turns from `turn` on that matches: a walk back
+ * over the newest items only, never the whole log (a fold stays linear).
+ */
+const lastOf = <K extends Item["kind"]>(
+  items: Item[],
+  turn: number,
+  kind: K,
+  matches: (item: Extract<Item, { kind: K }>) => boolean,
+): Extract<Item, { kind: K }> | undefined => {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as Item;
+    if (item.turn < turn) return undefined;
+    if (item.kind === kind && matches(item as Extract<Item, { kind: K }>))
+      return item as Extract<Item, { kind: K }>;
+  }
+  return undefined;
+};
+
 const answerOf = (items: Item[], turn: number, step: number) =>
-  items.findLast(
-    (i): i is Extract<Item, { kind: "answer" }> =>
-      i.kind === "answer" && i.turn === turn && i.step === step,
-  );
+  lastOf(items, turn, "answer", (i) => i.turn === turn && i.step === step);
 
 const endTurn = (draft: Draft<PanelState>, turn: number) => {
   if (turn !== draft.turn) return;
   draft.busy = false;
-  for (const item of draft.items) {
-    if (item.turn !== turn) continue;
+  // The turn's items are the last ones: walk back only over them, so a long log folds in linear time.
+  for (let i = draft.items.length - 1; i >= 0; i--) {
+    const item = draft.items[i] as Item;
+    if (item.turn !== turn) break;
     if (item.kind === "answer") item.streaming = false;
     if (item.kind === "confirm" && item.answer === undefined) item.answer = "cancelled";
   }
@@ -107,10 +125,7 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         });
         return;
       case "ToolFinished": {
-        const tool = items.findLast(
-          (i): i is Extract<Item, { kind: "tool" }> =>
-            i.kind === "tool" && i.callId === event.callId,
-        );
+        const tool = lastOf(items, event.turn, "tool", (i) => i.callId === event.callId);
         if (tool === undefined) return;
         tool.ok = event.ok;
         tool.outcome = event.outcome;
@@ -129,9 +144,11 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         });
         return;
       case "ConfirmAnswered": {
-        const confirm = items.findLast(
-          (i): i is Extract<Item, { kind: "confirm" }> =>
-            i.kind === "confirm" && i.confirmId === event.confirmId,
+        const confirm = lastOf(
+          items,
+          event.turn,
+          "confirm",
+          (i) => i.confirmId === event.confirmId,
         );
         if (confirm && confirm.answer === undefined) confirm.answer = event.answer;
         return;
@@ -140,9 +157,11 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         items.push({ kind: "script", turn: event.turn, code: event.code, calls: 0 });
         return;
       case "ScriptFinished": {
-        const script = items.findLast(
-          (i): i is Extract<Item, { kind: "script" }> =>
-            i.kind === "script" && i.turn === event.turn && i.output === undefined,
+        const script = lastOf(
+          items,
+          event.turn,
+          "script",
+          (i) => i.turn === event.turn && i.output === undefined,
         );
         if (script) {
           script.output = event.output;
@@ -153,10 +172,7 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
       case "Answered": {
         if (event.turn !== draft.turn) return;
         // The final text heals a window that missed a delta: the last answer of the turn becomes it.
-        const last = items.findLast(
-          (i): i is Extract<Item, { kind: "answer" }> =>
-            i.kind === "answer" && i.turn === event.turn,
-        );
+        const last = lastOf(items, event.turn, "answer", (i) => i.turn === event.turn);
         if (last) last.text = event.text;
         else if (event.text !== "")
           items.push({
