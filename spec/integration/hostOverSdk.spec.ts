@@ -46,21 +46,24 @@ describe("a turn through the real SDK against the stand-in Messages API", () => 
     expect(spies.runs.get("invoices_index")).toBe(1);
 
     expect(api.requests).toHaveLength(2);
-    const [first, second] = api.requests.map((r) => r.body as Record<string, unknown>);
-    expect(first?.model).toBe("claude-sonnet-5-5");
-    expect((first?.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
+    const [first, second] = api.requests.map((r) => r.body as Record<string, unknown>) as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
+    expect(first.model).toBe("claude-sonnet-5-5");
+    expect((first.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
       "customers_show",
       "invoices_index",
     ]);
-    expect(first?.system).toEqual([
+    expect(first.system).toEqual([
       {
         type: "text",
         text: expect.stringContaining("You help staff at Acme."),
         cache_control: { type: "ephemeral" },
       },
     ]);
-    expect(second?.system).toEqual(first?.system);
-    const last = (second?.messages as Array<{ role: string; content: unknown }>).at(-1);
+    expect(second.system).toEqual(first.system);
+    const last = (second.messages as Array<{ role: string; content: unknown }>).at(-1);
     expect(last).toEqual({
       role: "user",
       content: [
