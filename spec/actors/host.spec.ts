@@ -1,4 +1,4 @@
-import { createApp } from "elyra-assistant";
+import { createApp, defineCommand } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock, testApp } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createHost } from "../../src/actors/host.ts";
@@ -197,6 +197,78 @@ describe("confirmation through the host (C2–C4)", () => {
     expect(w.panel().items.find((i) => i.kind === "confirm")).toMatchObject({ answer: "timedOut" });
     expect((await w.confirm(id, true))._tag).toBe("UnknownConfirmation");
     expect(spies.runs.get("customers_delete")).toBeUndefined();
+  });
+});
+
+describe("several calls in one step, a slow command, the log from a seq", () => {
+  it("each call that needs confirming gets its own id, answered on its own", async () => {
+    const { app, spies } = crm();
+    const model = fakeModel()
+      .toolCalls([
+        { name: "customers_delete", input: { id: 1 } },
+        { name: "customers_delete", input: { id: 2 } },
+      ])
+      .says("Deleted one of them.");
+    const t = testApp(app, { model, user: ada });
+    const turn = await t
+      .assistant()
+      .prompt("delete 1 and 2", { confirm: (r) => (r.args as { id: number }).id === 2 });
+    const asked = turn.events.filter((e) => e._tag === "ConfirmRequested");
+    expect(asked).toHaveLength(2);
+    expect(new Set(asked.map((e) => e.confirmId)).size).toBe(2);
+    expect(turn.events.filter((e) => e._tag === "ConfirmAnswered").map((e) => e.answer)).toEqual([
+      "declined",
+      "accepted",
+    ]);
+    expect(spies.runs.get("customers_delete")).toBe(1);
+    expect(turn.ran).toEqual([
+      { command: "customers_delete", user: ada, origin: { kind: "assistant" }, ok: true },
+    ]);
+  });
+
+  it("Stop while a command runs: it finishes on its own and its result is recorded", async () => {
+    const spies = spyCommands();
+    let finish: (() => void) | undefined;
+    const slow = defineCommand({
+      name: "reports_run",
+      description: "Run a slow report.",
+      can: "reports.run",
+      args: {},
+      run: () => new Promise<string>((resolve) => (finish = () => resolve("report ready"))),
+    });
+    const app = createApp({
+      commands: [...spies.commands, slow],
+      userAbilities: () => ["*"],
+      assistant: { allow: ["*"] },
+    });
+    const host = createHost(app, {
+      model: fakeModel().toolCall("reports_run", {}).says("never asked"),
+    });
+    const w = host.window("w", { user: ada });
+    const log: string[] = [];
+    w.events$().subscribe((e) => log.push(e._tag));
+    const end = w.prompt("run the report");
+    await vi.waitFor(() => expect(finish).toBeDefined());
+    w.stop();
+    expect((await end)._tag).toBe("Stopped");
+    finish?.();
+    await vi.waitFor(() =>
+      expect(w.panel().items.find((i) => i.kind === "tool")).toMatchObject({ ok: true }),
+    );
+    await w.settled();
+    expect(log.slice(-2)).toEqual(["Stopped", "ToolFinished"]);
+  });
+
+  it("events$(fromSeq) replays what came after the seq, then goes on live, nothing twice", async () => {
+    const { app } = crm();
+    const t = testApp(app, { model: fakeModel().says("One.").says("Two."), user: ada });
+    await t.assistant().prompt("first");
+    const w = t.host.window("test-window", { user: ada });
+    const seen: number[] = [];
+    w.events$(3).subscribe((e) => seen.push(e.seq));
+    await t.assistant().prompt("second");
+    const total = w.lastSeq();
+    expect(seen).toEqual(Array.from({ length: total - 3 }, (_, i) => i + 4));
   });
 });
 
