@@ -11,13 +11,14 @@ import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { offered } from "../runtime/catalog.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { EventOf, LogEvent } from "../runtime/events.ts";
-import type { Model, ModelResponse, ModelTool } from "../runtime/model.ts";
+import type { EventOf, LogEvent, UnstampedEvent } from "../runtime/events.ts";
+import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { PanelState } from "../runtime/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/projections.ts";
 import type { EventStore } from "../runtime/store.ts";
 import { isoDate, systemPrompt } from "../runtime/systemPrompt.ts";
+import { coalescer } from "./coalescer.ts";
 import {
   type AnswerResult,
   type ConfirmationBroker,
@@ -140,13 +141,25 @@ export const openWindow = (
   );
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
+  // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
+  // step never shows before the words said before it.
+  const text = coalescer(deps.clock, (step, piece) => {
+    void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
+  });
+  const record = (event: UnstampedEvent) => {
+    text.flush();
+    return log.append(event);
+  };
+  /** The text the step in flight has told so far: what Stop keeps of it. */
+  let streamed = "";
+
   // Made at the first confirmation: most windows never ask one, and an idle window should cost little.
   let broker: ConfirmationBroker | undefined;
   const confirmations = (): ConfirmationBroker => {
     if (broker !== undefined) return broker;
     broker = confirmationBroker({ clock: deps.clock });
     broker.requests$.subscribe((request) => {
-      void log.append({
+      void record({
         _tag: "ConfirmRequested",
         turn: currentTurn(),
         confirmId: request.confirmId,
@@ -157,7 +170,7 @@ export const openWindow = (
       });
     });
     broker.settled$.subscribe(({ request, answer }) => {
-      void log.append({
+      void record({
         _tag: "ConfirmAnswered",
         turn: currentTurn(),
         confirmId: request.confirmId,
@@ -168,8 +181,9 @@ export const openWindow = (
   };
 
   const binding: WindowBinding = {
-    callModel: (input, signal) =>
-      deps.model.step(
+    callModel: async (input, signal) => {
+      streamed = "";
+      const response = await deps.model.step(
         {
           model: assistant?.model ?? "claude-sonnet-5-5",
           system,
@@ -177,14 +191,27 @@ export const openWindow = (
           tools: input.tools,
           maxTokens: deps.maxTokensPerStep,
         },
-        { signal },
-      ),
+        {
+          signal,
+          onText: (piece) => {
+            // A piece in flight when Stop was pressed is not told.
+            if (signal.aborted) return;
+            streamed += piece;
+            text.push(input.step, piece);
+          },
+        },
+      );
+      // A model that answered whole told nothing yet: its text is told now, as one piece.
+      if (streamed === "") text.push(input.step, textOf(response.content));
+      streamed = "";
+      return response;
+    },
     tools: {
       clientId,
       user: () => user,
       offered: () => offeredNow,
       confirmer: { ask: (request, signal) => confirmations().ask(request, signal) },
-      log: (event) => void log.append(event),
+      log: (event) => void record(event),
     },
   };
 
@@ -200,7 +227,7 @@ export const openWindow = (
       clock: deps.clock,
     });
     deps.bindings.set(next.system, binding);
-    next.on("log", ({ event }) => void log.append(event));
+    next.on("log", ({ event }) => void record(event));
     next.subscribe({ error: (error) => crashed(error) });
     actor = next;
     next.start();
@@ -210,7 +237,7 @@ export const openWindow = (
   const recover = async () => {
     await log.reload();
     const { running, turn } = log.status();
-    if (running) await log.append({ _tag: "Failed", turn, error: INTERRUPTED });
+    if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
   };
 
   let rebuilding: Promise<void> = Promise.resolve();
@@ -302,10 +329,14 @@ export const openWindow = (
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
     },
-    stop: () => actor?.send({ type: "STOP" }),
+    stop: () => {
+      text.flush();
+      actor?.send({ type: "STOP", streamed });
+    },
     reset: async () => {
       const running = await live();
-      running.send({ type: "RESET" });
+      text.flush();
+      running.send({ type: "RESET", streamed });
       await log.idle();
     },
     events$: log.events$,

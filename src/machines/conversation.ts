@@ -5,15 +5,15 @@
  * says what happened by emitting log events, and the model and the tools are
  * actors the host provides.
  */
-import { assign, emit, enqueueActions as enqueue, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, fromCallback, fromPromise, setup } from "xstate";
 import type { UnstampedEvent } from "../runtime/events.ts";
-import type {
-  ContentBlock,
-  Message,
-  ModelResponse,
-  ModelTool,
-  ToolResultBlock,
-  ToolUseBlock,
+import {
+  type Message,
+  type ModelResponse,
+  type ModelTool,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  textOf,
 } from "../runtime/model.ts";
 
 /** What the machine starts from: its bounds and, after a rebuild, where the log left off. */
@@ -47,8 +47,9 @@ export type ConversationEvent =
       readonly history: ReadonlyArray<Message>;
       readonly tools: ReadonlyArray<ModelTool>;
     }
-  | { readonly type: "STOP" }
-  | { readonly type: "RESET" }
+  /** `streamed`: the text of the step in flight told so far, which Stop keeps. */
+  | { readonly type: "STOP"; readonly streamed?: string }
+  | { readonly type: "RESET"; readonly streamed?: string }
   | { readonly type: "CONFIRMING" }
   | { readonly type: "CONFIRMED" }
   | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
@@ -83,16 +84,12 @@ export const stepsSpent = (maxSteps: number): string =>
 /** What the user sees when the model refuses without saying why. */
 export const REFUSED = "Claude declined to answer this.";
 
-const textOf = (content: ReadonlyArray<ContentBlock>): string =>
-  content
-    .filter(
-      (b): b is { type: "text"; text: string } => b.type === "text" && typeof b.text === "string",
-    )
-    .map((b) => b.text)
-    .join("");
-
 const toolCallsOf = (response: ModelResponse | null): ReadonlyArray<ToolUseBlock> =>
   (response?.content ?? []).filter((b): b is ToolUseBlock => b.type === "tool_use");
+
+/** What a stopped turn keeps: each finished step's text, then what the step in flight had told. */
+const partialOf = (written: ReadonlyArray<string>, streamed = ""): string =>
+  (streamed === "" ? written : [...written, streamed]).join("\n\n");
 
 const isModelError = (
   error: unknown,
@@ -205,10 +202,10 @@ export const conversationMachine = setup({
           target: "idle",
           actions: {
             type: "log" as const,
-            params: ({ context }) => ({
+            params: ({ context, event }) => ({
               _tag: "Stopped",
               turn: context.turn,
-              partial: context.written.join("\n\n"),
+              partial: partialOf(context.written, event.streamed),
             }),
           },
         },
@@ -217,10 +214,10 @@ export const conversationMachine = setup({
           actions: [
             {
               type: "log" as const,
-              params: ({ context }) => ({
+              params: ({ context, event }) => ({
                 _tag: "Stopped",
                 turn: context.turn,
-                partial: context.written.join("\n\n"),
+                partial: partialOf(context.written, event.streamed),
               }),
             },
             assign({ tokensUsed: 0, messages: [], written: [], response: null, step: 0 }),
@@ -286,15 +283,6 @@ export const conversationMachine = setup({
                     ],
                     written: text === "" ? context.written : [...context.written, text],
                   };
-                }),
-                // A whole response is told at once: its text is one delta of its step.
-                enqueue(({ context, enqueue }) => {
-                  const text = textOf(context.response?.content ?? []);
-                  if (text !== "")
-                    enqueue({
-                      type: "log",
-                      params: { _tag: "TextDelta", turn: context.turn, step: context.step, text },
-                    });
                 }),
                 {
                   type: "log" as const,

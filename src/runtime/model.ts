@@ -106,3 +106,10 @@ export const kindOfStatus = (status: number, type?: string): ModelErrorKind => {
   if (status >= 500) return "server";
   return "invalidRequest";
 };
+
+/** The text of a message's text blocks, joined. */
+export const textOf = (content: ReadonlyArray<ContentBlock>): string =>
+  content
+    .filter((b): b is TextBlock => b.type === "text" && typeof b.text === "string")
+    .map((b) => b.text)
+    .join("");
