@@ -4,6 +4,7 @@
  * through `standInMessagesApi`.
  */
 
+import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { Usage } from "../runtime/events.ts";
 import {
   kindOfStatus,
@@ -84,7 +85,25 @@ const aborted = () => new ModelError({ kind: "aborted", message: "the request wa
  *   .says("Three invoices are overdue.");
  * ```
  */
-export const fakeModel = (script: ReadonlyArray<FakeStep> = []): FakeModel => {
+/** How a fake model tells its text. */
+export interface FakeModelOptions {
+  /**
+   * Milliseconds between words, on `clock`: 0 (the default) tells every word
+   * at once; more lets a test stop an answer half-way, on a simulated clock.
+   */
+  readonly paceMs?: number;
+  readonly clock?: Clock;
+}
+
+/** The words of a text, each with the space after it: what a streamed answer is told in. */
+export const wordsOf = (text: string): ReadonlyArray<string> => text.split(/(?<=\s)/);
+
+export const fakeModel = (
+  script: ReadonlyArray<FakeStep> = [],
+  options: FakeModelOptions = {},
+): FakeModel => {
+  const paceMs = options.paceMs ?? 0;
+  const clock = options.clock ?? systemClock;
   const queue: FakeStep[] = [...script];
   const requests: ModelRequest[] = [];
   const ids = countingIds("fake");
@@ -125,10 +144,32 @@ export const fakeModel = (script: ReadonlyArray<FakeStep> = []): FakeModel => {
           status: next.error.status,
         });
       }
-      if (onText !== undefined && next.text) {
-        for (const piece of next.text.split(/(?<=\s)/)) onText(piece);
+      const response = responseOf(next, ids);
+      if (onText === undefined || !next.text) return response;
+      const words = wordsOf(next.text);
+      if (paceMs <= 0) {
+        for (const word of words) onText(word);
+        return response;
       }
-      return responseOf(next, ids);
+      // A word every `paceMs` on the clock, until the last, or until the request is aborted.
+      return new Promise<ModelResponse>((resolve, reject) => {
+        let told = 0;
+        let timer: unknown;
+        const onAbort = () => {
+          clock.clearTimeout(timer);
+          reject(aborted());
+        };
+        const tell = () => {
+          onText(words[told++] as string);
+          if (told < words.length) timer = clock.setTimeout(tell, paceMs);
+          else {
+            signal.removeEventListener("abort", onAbort);
+            resolve(response);
+          }
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        timer = clock.setTimeout(tell, paceMs);
+      });
     },
   };
   return self;

@@ -11,7 +11,14 @@ export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
 export { simulatedClock } from "./clock.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
-export { type FakeModel, type FakeStep, fakeModel, responseOf } from "./fakeModel.ts";
+export {
+  type FakeModel,
+  type FakeModelOptions,
+  type FakeStep,
+  fakeModel,
+  responseOf,
+  wordsOf,
+} from "./fakeModel.ts";
 export { countingIds } from "./ids.ts";
 export {
   fails,

@@ -1,0 +1,160 @@
+/**
+ * The coalescer under a simulated clock, for random pieces, steps, other
+ * events, stops and pauses: the deltas of a step join to exactly its pieces;
+ * no other event is told while text waits; and pieces alone are told at most
+ * once per 50 ms.
+ */
+import { simulatedClock } from "elyra-assistant/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { coalescer } from "../../src/actors/coalescer.ts";
+import { COALESCE_MS } from "../../src/machines/coalescer.ts";
+
+const NUM_RUNS = 2000;
+
+type Action =
+  | { readonly kind: "piece"; readonly step: number; readonly text: string }
+  | { readonly kind: "other" }
+  | { readonly kind: "advance"; readonly ms: number }
+  | { readonly kind: "stop" };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("piece" as const),
+      step: fc.integer({ min: 1, max: 3 }),
+      text: fc.string({ maxLength: 6 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: "other" as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("advance" as const),
+      ms: fc.integer({ min: 0, max: 120 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: "stop" as const }) },
+);
+
+type Told =
+  | { readonly kind: "delta"; readonly step: number; readonly text: string; readonly at: number }
+  | { readonly kind: "other"; readonly at: number };
+
+/** Plays actions; "other" is logged the way the window logs any non-text event: flush, then append. */
+const play = (actions: ReadonlyArray<Action>) => {
+  const clock = simulatedClock(0);
+  const told: Told[] = [];
+  const c = coalescer(clock, (step, text) =>
+    told.push({ kind: "delta", step, text, at: clock.now() }),
+  );
+  const pushed = new Map<number, string>();
+  const waitingAtOther: boolean[] = [];
+  /** At each other event: every piece pushed so far, and every delta told before it. */
+  const atOther: Array<{ readonly pieces: string; readonly deltas: string }> = [];
+  let pieces = "";
+  for (const a of actions) {
+    if (a.kind === "piece") {
+      c.push(a.step, a.text);
+      pieces += a.text;
+      pushed.set(a.step, (pushed.get(a.step) ?? "") + a.text);
+    } else if (a.kind === "other" || a.kind === "stop") {
+      c.flush();
+      waitingAtOther.push(c.waiting());
+      const deltas = told.map((t) => (t.kind === "delta" ? t.text : "")).join("");
+      atOther.push({ pieces, deltas });
+      told.push({ kind: "other", at: clock.now() });
+    } else clock.increment(a.ms);
+  }
+  c.flush();
+  return { told, pushed, waitingAtOther, atOther };
+};
+
+describe("the coalescer (SimulatedClock)", () => {
+  it("per step, the deltas join to exactly the pieces, in order", () => {
+    fc.assert(
+      fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
+        const { told, pushed } = play(actions);
+        const byStep = new Map<number, string>();
+        for (const t of told)
+          if (t.kind === "delta") byStep.set(t.step, (byStep.get(t.step) ?? "") + t.text);
+        for (const [step, text] of pushed)
+          expect(byStep.get(step) ?? "", `step ${step}`).toBe(text);
+        expect(told.every((t) => t.kind !== "delta" || t.text !== "")).toBe(true);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("no other event is told while text waits: what was said before it is told before it", () => {
+    fc.assert(
+      fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
+        const { waitingAtOther, atOther } = play(actions);
+        expect(waitingAtOther.every((w) => !w)).toBe(true);
+        for (const { pieces, deltas } of atOther) expect(deltas).toBe(pieces);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("pieces alone are told at most once per 50 ms, and within 50 ms of the first waiting piece", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({
+              kind: fc.constant("piece" as const),
+              step: fc.constant(1),
+              text: fc.string({ minLength: 1, maxLength: 4 }),
+            }),
+            fc.record({
+              kind: fc.constant("advance" as const),
+              ms: fc.integer({ min: 0, max: 30 }),
+            }),
+          ),
+          { maxLength: 200 },
+        ),
+        (actions) => {
+          const clock = simulatedClock(0);
+          const deltas: number[] = [];
+          const firstWaiting: number[] = [];
+          const c = coalescer(clock, () => deltas.push(clock.now()));
+          for (const a of actions) {
+            if (a.kind === "piece") {
+              if (!c.waiting()) firstWaiting.push(clock.now());
+              c.push(1, a.text);
+            } else for (let k = 0; k < a.ms; k++) clock.increment(1);
+          }
+          for (let i = 1; i < deltas.length; i++)
+            expect((deltas[i] as number) - (deltas[i - 1] as number)).toBeGreaterThanOrEqual(
+              COALESCE_MS,
+            );
+          deltas.forEach((at, i) => expect(at - (firstWaiting[i] as number)).toBe(COALESCE_MS));
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("1 000 pieces a second for 10 s: at most 21 deltas a second, none later than 50 ms", () => {
+    for (const perSecond of [1_000, 10_000]) {
+      const clock = simulatedClock(0);
+      const deltas: number[] = [];
+      const c = coalescer(clock, () => deltas.push(clock.now()));
+      const gapMs = 1000 / perSecond;
+      let waitingSince = -1;
+      let worst = 0;
+      for (let i = 0; i < perSecond * 10; i++) {
+        if (!c.waiting()) waitingSince = clock.now();
+        c.push(1, "x");
+        const before = deltas.length;
+        clock.increment(gapMs);
+        if (deltas.length > before)
+          worst = Math.max(worst, (deltas.at(-1) as number) - waitingSince);
+      }
+      expect(deltas.length / 10).toBeLessThanOrEqual(21);
+      expect(worst).toBeLessThanOrEqual(COALESCE_MS + gapMs);
+    }
+  });
+});
