@@ -130,7 +130,8 @@ describe("the coalescer (SimulatedClock)", () => {
             expect((deltas[i] as number) - (deltas[i - 1] as number)).toBeGreaterThanOrEqual(
               COALESCE_MS,
             );
-          for (const [i, at] of deltas.entries()) expect(at - (firstWaiting[i] as number)).toBe(COALESCE_MS);
+          for (const [i, at] of deltas.entries())
+            expect(at - (firstWaiting[i] as number)).toBe(COALESCE_MS);
         },
       ),
       { numRuns: NUM_RUNS },
