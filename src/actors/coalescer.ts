@@ -7,52 +7,72 @@ import { type Actor, createActor } from "xstate";
 import { coalescerMachine } from "../machines/coalescer.ts";
 import type { Clock } from "../runtime/clock.ts";
 
-export interface Coalescer {
+/**
+ * Streamed text of one window, told at most once per 50 ms of gathering. A
+ * class, not a bag of closures: every window has one, and idle windows should
+ * cost little.
+ */
+export class Coalescer {
+  readonly #clock: Clock;
+  readonly #tell: (step: number, text: string) => void;
+  #step = 0;
+  #text = "";
+  /** Lives for one gathering: between answers a window holds no actor. */
+  #actor: Actor<typeof coalescerMachine> | undefined;
+
+  constructor(clock: Clock, tell: (step: number, text: string) => void) {
+    this.#clock = clock;
+    this.#tell = tell;
+  }
+
   /** A piece of a step's text; a piece of another step first tells the last step's. */
-  readonly push: (step: number, piece: string) => void;
+  push(step: number, piece: string): void {
+    if (piece === "") return;
+    if (step !== this.#step && this.#text !== "") this.#machine().send({ type: "FLUSH" });
+    this.#step = step;
+    const first = this.#text === "";
+    this.#text += piece;
+    if (first) this.#machine().send({ type: "PIECE" });
+  }
+
   /** Tells what waits, now: before any other event, and on Stop. */
-  readonly flush: () => void;
+  flush(): void {
+    if (this.#text !== "") this.#machine().send({ type: "FLUSH" });
+  }
+
   /** Whether text waits. */
-  readonly waiting: () => boolean;
-  readonly stop: () => void;
+  waiting(): boolean {
+    return this.#text !== "";
+  }
+
+  stop(): void {
+    this.#actor?.stop();
+    this.#actor = undefined;
+    this.#text = "";
+  }
+
+  #machine(): Actor<typeof coalescerMachine> {
+    if (this.#actor === undefined) {
+      const gathering = createActor(coalescerMachine, { clock: this.#clock });
+      gathering.on("flush", () => {
+        if (this.#actor === gathering) this.#actor = undefined;
+        gathering.stop();
+        this.#take();
+      });
+      gathering.start();
+      this.#actor = gathering;
+    }
+    return this.#actor;
+  }
+
+  #take(): void {
+    if (this.#text === "") return;
+    const told = this.#text;
+    this.#text = "";
+    this.#tell(this.#step, told);
+  }
 }
 
 /** A coalescer telling `tell(step, text)` at most once per 50 ms of gathering. */
-export const coalescer = (clock: Clock, tell: (step: number, text: string) => void): Coalescer => {
-  let step = 0;
-  let text = "";
-  let actor: Actor<typeof coalescerMachine> | undefined;
-  const take = () => {
-    if (text === "") return;
-    const told = text;
-    text = "";
-    tell(step, told);
-  };
-  const machine = () => {
-    if (actor === undefined) {
-      actor = createActor(coalescerMachine, { clock });
-      actor.on("flush", take);
-      actor.start();
-    }
-    return actor;
-  };
-  return {
-    push: (pieceStep, piece) => {
-      if (piece === "") return;
-      if (pieceStep !== step && text !== "") machine().send({ type: "FLUSH" });
-      step = pieceStep;
-      const first = text === "";
-      text += piece;
-      if (first) machine().send({ type: "PIECE" });
-    },
-    flush: () => {
-      if (text !== "") machine().send({ type: "FLUSH" });
-    },
-    waiting: () => text !== "",
-    stop: () => {
-      actor?.stop();
-      actor = undefined;
-      text = "";
-    },
-  };
-};
+export const coalescer = (clock: Clock, tell: (step: number, text: string) => void): Coalescer =>
+  new Coalescer(clock, tell);
