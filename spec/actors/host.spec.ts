@@ -344,6 +344,16 @@ describe("stop, reset and bounds", () => {
     const second = await t.assistant().prompt("second");
     expect(second.end).toMatchObject({ _tag: "Failed", error: budgetSpent(20) });
     expect(second.requests).toHaveLength(0);
+    // Cache reads and writes count against the budget too.
+    const cached = fakeModel().says("One.", {
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 20 },
+    });
+    const c = testApp(app, { model: cached, user: ada });
+    await c.assistant().prompt("first");
+    expect((await c.assistant().prompt("second")).end).toMatchObject({
+      _tag: "Failed",
+      error: budgetSpent(20),
+    });
     expect(budgetSpent(200_000)).toBe(
       "This conversation has used its budget of 200,000 tokens. Reset it to start a new one.",
     );
@@ -413,6 +423,22 @@ describe("supervision", () => {
     await vi.waitFor(() => expect(errors).toHaveLength(1));
     expect((errors[0] as Error).message).toBe("4");
     await expect(w.prompt("again")).rejects.toThrow("failed");
+    // Opened again, the window starts afresh on the same log.
+    model.says("Fresh.");
+    const again = host.window("w", { user: ada });
+    expect(again).not.toBe(w);
+    expect((await again.prompt("fresh start"))._tag).toBe("Answered");
+    expect(again.context().turn).toBe(5);
+  });
+
+  it("closing a window mid-turn ends the turn Stopped, so its prompt settles", async () => {
+    const { app } = crm();
+    const host = createHost(app, { model: fakeModel().hangs() });
+    const w = host.window("w", { user: ada });
+    const end = w.prompt("long");
+    await vi.waitFor(() => expect(w.state()).toEqual({ turn: "requesting" }));
+    await w.close();
+    expect((await end)._tag).toBe("Stopped");
   });
 
   it("crashes spread out over time are forgiven", async () => {

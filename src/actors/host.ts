@@ -116,8 +116,12 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const known = windows.get(clientId);
       if (known !== undefined) {
         if (known.owner !== owner) throw new WindowOwnerMismatch(clientId);
-        known.window.setUser(user);
-        return known.window;
+        if (!known.window.failed()) {
+          known.window.setUser(user);
+          return known.window;
+        }
+        // Given up after repeated crashes: opening it again starts a fresh actor on the same log.
+        windows.delete(clientId);
       }
       const window = openWindow(deps, clientId, user);
       windows.set(clientId, { owner, window });

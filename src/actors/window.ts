@@ -73,6 +73,8 @@ export interface AssistantWindow {
   readonly state: () => unknown;
   /** The machine's bookkeeping that the log must agree with. */
   readonly context: () => { readonly turn: number; readonly tokensUsed: number };
+  /** Whether the window was given up after repeated crashes (open it again to start afresh). */
+  readonly failed: () => boolean;
   /** The seq of the last stored event. */
   readonly lastSeq: () => number;
   /** Waits until every event so far is stored. */
@@ -351,6 +353,7 @@ export const openWindow = (
         tokensUsed: context?.tokensUsed ?? log.usage().total,
       };
     },
+    failed: () => failed !== undefined,
     lastSeq: () => log.status().lastSeq,
     settled: async () => {
       await ready;
@@ -358,6 +361,11 @@ export const openWindow = (
       await log.idle();
     },
     close: async () => {
+      // A turn still running ends Stopped, so its prompt settles and its log is whole.
+      if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
+        text.flush();
+        actor.send({ type: "STOP", streamed });
+      }
       closed = true;
       deps.onClose(clientId);
       actor?.stop();

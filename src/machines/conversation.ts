@@ -6,7 +6,7 @@
  * actors the host provides.
  */
 import { assign, emit, fromCallback, fromPromise, setup } from "xstate";
-import type { UnstampedEvent } from "../runtime/events.ts";
+import { tokensOf, type UnstampedEvent } from "../runtime/events.ts";
 import {
   type Message,
   type ModelResponse,
@@ -273,10 +273,7 @@ export const conversationMachine = setup({
                   const text = textOf(event.output.content);
                   return {
                     response: event.output,
-                    tokensUsed:
-                      context.tokensUsed +
-                      event.output.usage.inputTokens +
-                      event.output.usage.outputTokens,
+                    tokensUsed: context.tokensUsed + tokensOf(event.output.usage),
                     messages: [
                       ...context.messages,
                       { role: "assistant" as const, content: event.output.content },

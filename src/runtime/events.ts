@@ -28,6 +28,13 @@ export const Usage = Schema.Struct({
 });
 export type Usage = typeof Usage.Type;
 
+/** The tokens a step used against a conversation's budget: input, output and cache reads and writes. */
+export const tokensOf = (usage: Usage): number =>
+  usage.inputTokens +
+  usage.outputTokens +
+  (usage.cacheReadTokens ?? 0) +
+  (usage.cacheWriteTokens ?? 0);
+
 export const TurnStarted = Schema.TaggedStruct("TurnStarted", {
   ...base,
   text: Schema.String,

@@ -4,6 +4,7 @@
  * updates and a `fold(events)` that replays a whole log in one immer draft.
  */
 import type { Draft } from "immer";
+import { tokensOf } from "./events.ts";
 import type { Message } from "./model.ts";
 import { type Projection, projectionOf } from "./projection.ts";
 
@@ -85,7 +86,7 @@ export const usage: Projection<UsageState> = projectionOf<UsageState>(
     if (event._tag === "StepFinished") {
       draft.inputTokens += event.usage.inputTokens;
       draft.outputTokens += event.usage.outputTokens;
-      draft.total += event.usage.inputTokens + event.usage.outputTokens;
+      draft.total += tokensOf(event.usage);
     } else if (event._tag === "Reset") {
       draft.inputTokens = 0;
       draft.outputTokens = 0;

@@ -59,9 +59,13 @@ export interface FakeModel extends Model {
 /** A model response from a scripted reply, as the Anthropic adapter would give it. */
 export const responseOf = (reply: ScriptedReply, ids = countingIds("fake")): ModelResponse => {
   const message = toMessage(reply, ids);
+  const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } =
+    message.usage;
   const usage: Usage = {
-    inputTokens: message.usage.input_tokens,
-    outputTokens: message.usage.output_tokens,
+    inputTokens: input_tokens,
+    outputTokens: output_tokens,
+    ...(cache_read_input_tokens > 0 ? { cacheReadTokens: cache_read_input_tokens } : {}),
+    ...(cache_creation_input_tokens > 0 ? { cacheWriteTokens: cache_creation_input_tokens } : {}),
   };
   return {
     content: message.content,
