@@ -96,6 +96,7 @@ describe("public exports", () => {
         "toErrorBody",
         "toMessage",
         "toolCall",
+        "wordsOf",
       ]
     `);
   });
