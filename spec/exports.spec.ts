@@ -79,6 +79,7 @@ describe("public exports", () => {
         "answeringConfirmer",
         "confirmationBroker",
         "countingIds",
+        "encodeEvent",
         "failingRateLimitStore",
         "fails",
         "fakeModel",
@@ -95,6 +96,7 @@ describe("public exports", () => {
         "testApp",
         "toErrorBody",
         "toMessage",
+        "toStreamEvents",
         "toolCall",
         "wordsOf",
       ]

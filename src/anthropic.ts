@@ -4,4 +4,6 @@
  *
  * @packageDocumentation
  */
+
+export type { AnthropicStreaming } from "./adapters/model/anthropic.ts";
 export { type AnthropicOptions, anthropic } from "./adapters/model/anthropic.ts";

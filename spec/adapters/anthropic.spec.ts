@@ -1,7 +1,8 @@
 /**
  * `anthropic()` with the real SDK client against the stand-in Messages API on
  * loopback: requests as the API gets them, responses and errors as the
- * runtime gets them, and the SDK's own retries.
+ * runtime gets them, and the SDK's own retries; streamed (the default) and
+ * whole alike. What only streaming has is in anthropicStream.spec.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropic } from "../../src/anthropic.ts";
@@ -39,30 +40,34 @@ afterEach(async () => {
   api = undefined;
 });
 
-/** The adapter over a stand-in playing `script`. */
-const over = async (script: ReadonlyArray<ScriptedResponse>, maxRetries?: number) => {
-  api = await standInMessagesApi(script);
-  return anthropic({
-    baseURL: api.url,
-    apiKey: "test-key",
-    ...(maxRetries === undefined ? {} : { maxRetries }),
-  });
-};
+describe.each([
+  { mode: "streamed", stream: true },
+  { mode: "whole", stream: false },
+])("anthropic() against the stand-in Messages API, $mode", ({ stream }) => {
+  /** The adapter over a stand-in playing `script`. */
+  const over = async (script: ReadonlyArray<ScriptedResponse>, maxRetries?: number) => {
+    api = await standInMessagesApi(script);
+    return anthropic({
+      baseURL: api.url,
+      apiKey: "test-key",
+      stream,
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    });
+  };
 
-const step = (model: Awaited<ReturnType<typeof over>>, signal = new AbortController().signal) =>
-  model.step(request, { signal });
+  const step = (model: Awaited<ReturnType<typeof over>>, signal = new AbortController().signal) =>
+    model.step(request, { signal });
 
-/** The ModelError a step rejects with. */
-const failure = async (promise: Promise<unknown>): Promise<ModelError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-};
+  /** The ModelError a step rejects with. */
+  const failure = async (promise: Promise<unknown>): Promise<ModelError> => {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    return error as ModelError;
+  };
 
-describe("anthropic() against the stand-in Messages API", () => {
   it("answers text", async () => {
     const model = await over([
       says("Ada is customer 7.", {
@@ -117,6 +122,7 @@ describe("anthropic() against the stand-in Messages API", () => {
       ],
       messages: [{ role: "user", content: "Find Ada" }],
       tools: request.tools,
+      stream,
     });
     // SDK 1.14 sends an API key as a bearer token, not as x-api-key.
     expect(sent?.headers.authorization).toBe("Bearer test-key");
@@ -127,7 +133,7 @@ describe("anthropic() against the stand-in Messages API", () => {
 
   it("sends an auth token the same way, and the container to continue in", async () => {
     api = await standInMessagesApi([says("ok")]);
-    const model = anthropic({ baseURL: api.url, authToken: "session-token" });
+    const model = anthropic({ baseURL: api.url, authToken: "session-token", stream });
     await model.step(
       { ...request, system: "", tools: [], container: "container_1" },
       { signal: new AbortController().signal },
@@ -139,6 +145,7 @@ describe("anthropic() against the stand-in Messages API", () => {
       max_tokens: 1024,
       messages: [{ role: "user", content: "Find Ada" }],
       container: "container_1",
+      stream,
     });
   });
 
@@ -244,7 +251,13 @@ describe("anthropic() against the stand-in Messages API", () => {
 
   it("rejects with timeout when no answer comes within the SDK's timeout", async () => {
     api = await standInMessagesApi([says("too late", { delayMs: 5_000 })]);
-    const model = anthropic({ baseURL: api.url, apiKey: "test-key", maxRetries: 0, timeout: 100 });
+    const model = anthropic({
+      baseURL: api.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeout: 100,
+      stream,
+    });
     expect((await failure(step(model))).kind).toBe("timeout");
   });
 
@@ -253,25 +266,29 @@ describe("anthropic() against the stand-in Messages API", () => {
     const url = api.url;
     await api.close();
     api = undefined;
-    const model = anthropic({ baseURL: url, apiKey: "test-key", maxRetries: 0 });
+    const model = anthropic({ baseURL: url, apiKey: "test-key", maxRetries: 0, stream });
     expect((await failure(step(model))).kind).toBe("connection");
   });
 
-  it("rejects a whole request the SDK says must stream (large max_tokens) as invalidRequest", async () => {
-    const model = await over([says("never")]);
-    const error = await failure(
-      model.step({ ...request, maxTokens: 64_000 }, { signal: new AbortController().signal }),
-    );
-    expect(error.kind).toBe("invalidRequest");
-    expect(error.message).toMatch(/Streaming is required/);
-    expect(api?.requests).toHaveLength(0);
-  });
+  it.skipIf(stream)(
+    "rejects a whole request the SDK says must stream (large max_tokens) as invalidRequest",
+    async () => {
+      const model = await over([says("never")]);
+      const error = await failure(
+        model.step({ ...request, maxTokens: 64_000 }, { signal: new AbortController().signal }),
+      );
+      expect(error.kind).toBe("invalidRequest");
+      expect(error.message).toMatch(/Streaming is required/);
+      expect(api?.requests).toHaveLength(0);
+    },
+  );
 
   it("rejects an answer that is not a message as decode", async () => {
     api = await standInMessagesApi([says("ok")]);
     const model = anthropic({
       baseURL: api.url,
       apiKey: "test-key",
+      stream,
       fetch: async () =>
         new Response("<html>gateway</html>", { headers: { "content-type": "text/html" } }),
     });

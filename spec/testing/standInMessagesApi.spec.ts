@@ -153,15 +153,17 @@ describe("standInMessagesApi", () => {
     expect(third.headers.get("retry-after-ms")).toBe("250");
   });
 
-  it("refuses to stream for now, without using a script entry", async () => {
-    api = await standInMessagesApi([says("Hello")]);
-    const refused = await post(api.url, { ...body, stream: true });
-    expect(refused.status).toBe(400);
-    expect(await refused.json()).toEqual({
-      type: "error",
-      error: { type: "invalid_request_error", message: "the stand-in does not stream yet" },
-    });
-    expect((await (await post(api.url)).json()).content).toEqual([{ type: "text", text: "Hello" }]);
+  it("answers a stream request with an event stream, using one script entry", async () => {
+    api = await standInMessagesApi([says("Hello"), says("Again")]);
+    const streamed = await post(api.url, { ...body, stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(await streamed.text()).toContain('"text_delta","text":"Hello"');
+    expect((await (await post(api.url)).json()).content).toEqual([{ type: "text", text: "Again" }]);
+    expect(api.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([
+      true,
+      undefined,
+    ]);
   });
 
   it("refuses requests the API would: no credentials, no version, missing fields, other paths", async () => {

@@ -29,6 +29,7 @@ export {
   type ScriptedReply,
   type ScriptedResponse,
   type ScriptedToolCall,
+  type StreamError,
   says,
   toErrorBody,
   toMessage,
@@ -42,6 +43,7 @@ export {
   type StandInRequest,
   standInMessagesApi,
 } from "./standInMessagesApi.ts";
+export { encodeEvent, toStreamEvents, type WireStreamEvent } from "./streamEvents.ts";
 export {
   type ConfirmRule,
   type Ran,

@@ -15,6 +15,14 @@ export interface ScriptedToolCall {
   readonly id?: string;
   /** Who calls it; `{type: "direct"}` unless code execution does. */
   readonly caller?: { readonly type: string; readonly tool_id?: string };
+  /**
+   * Streamed: where the input's JSON text (`JSON.stringify(input)`) is cut
+   * into `input_json_delta` pieces, as offsets into that string; anywhere,
+   * inside an escape or a surrogate pair too. A first piece `""` is always
+   * sent, as the API does. Three near-equal pieces unless given; an input of
+   * `{}` is sent as the `""` piece alone.
+   */
+  readonly splitAt?: ReadonlyArray<number>;
 }
 
 /** One model reply. Blocks are sent in this order: thinking, text, `blocks`, tool calls. */
@@ -33,6 +41,47 @@ export interface ScriptedReply {
   readonly model?: string;
   /** Real milliseconds to wait before answering (to abort or time out a request in flight). */
   readonly delayMs?: number;
+  /**
+   * Streamed: how `text` (and `thinking`) is told: in this many near-equal
+   * pieces (whole characters), or in these pieces, which must join to `text`.
+   * Pieces of at most 20 characters unless given.
+   */
+  readonly pieces?: number | ReadonlyArray<string>;
+  /**
+   * Streamed: real milliseconds between one write and the next; 0 (the
+   * default) still writes each event (or chunk) on its own, a turn of the
+   * event loop apart.
+   */
+  readonly paceMs?: number;
+  /**
+   * Streamed: the body written in chunks of these sizes in bytes, cycled, not
+   * an event a write: splits land anywhere, inside multi-byte characters too.
+   */
+  readonly chunkBytes?: ReadonlyArray<number>;
+  /**
+   * Streamed: after this many events (HTTP 200 already sent), an `event:
+   * error` (`overloaded_error`, "Overloaded" unless given) and the end of
+   * the body. At most the events before `message_stop`.
+   */
+  readonly errorAfter?: number | StreamError;
+  /**
+   * Streamed: the body ends after this many events, before `message_stop`:
+   * cleanly (`"end"`, the default), or (`"reset"`) by closing the connection
+   * mid-body, so the client's read breaks ("terminated").
+   */
+  readonly cutAfter?: number;
+  readonly cutHow?: "end" | "reset";
+  /** Streamed: after this many events nothing more is written, until the client leaves. */
+  readonly stallAfter?: number;
+  /** Streamed: a stream request answered with the whole JSON message, as some gateways do. */
+  readonly jsonToStream?: boolean;
+}
+
+/** An `event: error` sent inside a stream, after HTTP 200. */
+export interface StreamError {
+  readonly events: number;
+  readonly type?: string;
+  readonly message?: string;
 }
 
 /** An API error, as an HTTP status and the body's `error.type` and `error.message`. */

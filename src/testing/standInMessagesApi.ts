@@ -8,10 +8,12 @@ import type { Ids } from "../runtime/ids.ts";
 import {
   isFailure,
   type ScriptedFailure,
+  type ScriptedReply,
   type ScriptedResponse,
   toErrorBody,
   toMessage,
 } from "./script.ts";
+import { encodeEvent, toStreamEvents, type WireStreamEvent } from "./streamEvents.ts";
 
 /** A request the stand-in received: headers lower-cased, the body parsed (or `undefined`). */
 export interface StandInRequest {
@@ -26,6 +28,11 @@ export interface StandInMessagesApi {
   readonly url: string;
   /** Every request received, in order, including those answered with an error. */
   readonly requests: ReadonlyArray<StandInRequest>;
+  /**
+   * Indexes into `requests` of answers whose connection closed before they
+   * were finished: the client left (an abort, a watchdog), or a scripted reset.
+   */
+  readonly abandoned: ReadonlyArray<number>;
   /** Stops listening and drops open connections. */
   readonly close: () => Promise<void>;
 }
@@ -42,10 +49,11 @@ const retryable = (status: number): boolean =>
 /**
  * Starts a Messages API on `127.0.0.1` (a free port) that answers
  * `POST /v1/messages` from a script: the next response of a list per request,
- * or what a function of the request returns. Answers are whole JSON messages;
- * a request with `stream: true` is refused (400) for now. Requests without
- * credentials get a 401, malformed ones a 400, as the API does, and use no
- * script entry.
+ * or what a function of the request returns. A request with `stream: true`
+ * is answered with `text/event-stream` as the API streams it (see
+ * {@link toStreamEvents}), with the reply's streaming faults applied; others
+ * with the whole JSON message. Requests without credentials get a 401,
+ * malformed ones a 400, as the API does, and use no script entry.
  *
  * @example
  * ```ts
@@ -61,6 +69,7 @@ export const standInMessagesApi = async (
 ): Promise<StandInMessagesApi> => {
   const ids = options.ids ?? counting();
   const requests: StandInRequest[] = [];
+  const abandoned: number[] = [];
   let played = 0;
 
   const next = (request: StandInRequest): ScriptedResponse => {
@@ -87,7 +96,10 @@ export const standInMessagesApi = async (
       headers: flatten(req.headers),
       body: parseJson(raw),
     };
-    requests.push(request);
+    const index = requests.push(request) - 1;
+    res.once("close", () => {
+      if (!res.writableFinished) abandoned.push(index);
+    });
 
     if (request.path !== "/v1/messages" || request.method !== "POST") {
       return sendError(res, fail(404, "not_found_error", `${request.method} ${request.path}`));
@@ -98,8 +110,11 @@ export const standInMessagesApi = async (
     const response = next(request);
     if (!(await delay(response.delayMs ?? 0, res))) return;
     if (isFailure(response)) return sendError(res, response);
-    const model = (request.body as { model: string }).model;
-    send(res, 200, toMessage(response, ids, model));
+    const { model, stream } = request.body as { model: string; stream?: unknown };
+    if (stream !== true || response.jsonToStream === true) {
+      return send(res, 200, toMessage(response, ids, model));
+    }
+    await sendStream(res, response, toStreamEvents(response, ids, model));
   };
 
   const server = createServer((req, res) => {
@@ -117,6 +132,7 @@ export const standInMessagesApi = async (
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    abandoned,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -143,9 +159,6 @@ const check = (request: StandInRequest): ScriptedFailure | undefined => {
       return fail(400, "invalid_request_error", `${field}: Field required`);
     }
   }
-  if (fields.stream === true) {
-    return fail(400, "invalid_request_error", "the stand-in does not stream yet");
-  }
   return undefined;
 };
 
@@ -166,6 +179,89 @@ const send = (res: ServerResponse, status: number, body: unknown): void => {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 };
+
+/**
+ * Streams `events` with the reply's fault applied (one of `errorAfter`,
+ * `cutAfter`, `stallAfter`, in that order of precedence), an event a write or
+ * in `chunkBytes` chunks, `paceMs` apart. Faults land before `message_stop`.
+ */
+const sendStream = async (
+  res: ServerResponse,
+  reply: ScriptedReply,
+  events: ReadonlyArray<WireStreamEvent>,
+): Promise<void> => {
+  const beforeStop = (n: number) => Math.max(0, Math.min(Math.floor(n), events.length - 1));
+  let sent = events;
+  let ending: "end" | "reset" | "stall" = "end";
+  if (reply.errorAfter !== undefined) {
+    const fault =
+      typeof reply.errorAfter === "number" ? { events: reply.errorAfter } : reply.errorAfter;
+    const error = {
+      type: "error",
+      error: { type: fault.type ?? "overloaded_error", message: fault.message ?? "Overloaded" },
+    };
+    sent = [...events.slice(0, beforeStop(fault.events)), error];
+  } else if (reply.cutAfter !== undefined) {
+    sent = events.slice(0, beforeStop(reply.cutAfter));
+    ending = reply.cutHow ?? "end";
+  } else if (reply.stallAfter !== undefined) {
+    sent = events.slice(0, beforeStop(reply.stallAfter));
+    ending = "stall";
+  }
+
+  res.on("error", () => {});
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+  });
+  res.flushHeaders();
+  const writes =
+    reply.chunkBytes === undefined
+      ? sent.map(encodeEvent)
+      : chunks(Buffer.from(sent.map(encodeEvent).join("")), reply.chunkBytes);
+  const paceMs = reply.paceMs ?? 0;
+  for (const [i, write] of writes.entries()) {
+    if (i > 0 && !(await pause(paceMs, res))) return;
+    if (res.destroyed) return;
+    if (!res.write(write) && !(await drained(res))) return;
+  }
+  if (ending === "stall") return closed(res);
+  // Half-closing the socket without the chunked body's last chunk: the client's read breaks.
+  if (ending === "reset") return void res.socket?.end();
+  res.end();
+};
+
+/** `body` cut into chunks of `sizes` bytes, cycled. */
+const chunks = (body: Buffer, sizes: ReadonlyArray<number>): Buffer[] => {
+  const out: Buffer[] = [];
+  for (let at = 0, i = 0; at < body.length; i++) {
+    const size = Math.max(1, Math.floor(sizes[i % Math.max(1, sizes.length)] ?? body.length));
+    out.push(body.subarray(at, at + size));
+    at += size;
+  }
+  return out;
+};
+
+/** A turn of the event loop (so each write goes out on its own), or `ms`; false if the client left. */
+const pause = (ms: number, res: ServerResponse): Promise<boolean> =>
+  ms > 0 ? delay(ms, res) : new Promise((resolve) => setImmediate(() => resolve(!res.destroyed)));
+
+const drained = (res: ServerResponse): Promise<boolean> =>
+  new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
+
+/** Resolves when the connection closes: a stalled answer waits for the client to leave. */
+const closed = (res: ServerResponse): Promise<void> =>
+  res.destroyed ? Promise.resolve() : new Promise((resolve) => res.once("close", () => resolve()));
 
 /** Waits `ms`; false if the client went away meanwhile. */
 const delay = (ms: number, res: ServerResponse): Promise<boolean> =>
