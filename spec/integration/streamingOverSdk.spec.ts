@@ -103,7 +103,9 @@ describe("streaming faults through the window", () => {
     expect("One two three four five six seven eight nine ten.".startsWith(partial)).toBe(true);
     await w.prompt("go on");
     const messages = (
-      api.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> }
+      (api.requests.at(-1) as { body: unknown }).body as {
+        messages: Array<{ role: string; content: unknown }>;
+      }
     ).messages;
     expect(messages[1]).toEqual({
       role: "assistant",
