@@ -98,13 +98,36 @@ export class ModelError extends Data.TaggedError("ModelError")<{
   readonly status?: number;
 }> {}
 
-/** The kind of an API error by its HTTP status, as the Messages API uses them. */
-export const kindOfStatus = (status: number, type?: string): ModelErrorKind => {
+/** The kind of an API error by its HTTP status (and `error.type`), as the Messages API uses them. */
+export const kindOfStatus = (status: number | undefined, type?: string | null): ModelErrorKind => {
   if (status === 529 || type === "overloaded_error") return "overloaded";
+  if (status === undefined) return kindOfType(type ?? null);
   if (status === 429) return "rateLimited";
   if (status === 401 || status === 403) return "auth";
+  if (status === 408) return "timeout";
   if (status >= 500) return "server";
   return "invalidRequest";
+};
+
+/** The kind of an error with no status: an `error` event inside a stream names only its type. */
+export const kindOfType = (type: string | null): ModelErrorKind => {
+  switch (type) {
+    case "overloaded_error":
+      return "overloaded";
+    case "rate_limit_error":
+      return "rateLimited";
+    case "authentication_error":
+    case "permission_error":
+      return "auth";
+    case "invalid_request_error":
+    case "not_found_error":
+    case "request_too_large":
+      return "invalidRequest";
+    case "timeout_error":
+      return "timeout";
+    default:
+      return "server";
+  }
 };
 
 /** The text of a message's text blocks, joined. */

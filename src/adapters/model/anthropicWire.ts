@@ -18,7 +18,7 @@ import type {
   ModelRequest,
   ModelResponse,
 } from "../../runtime/model.ts";
-import { ModelError } from "../../runtime/model.ts";
+import { kindOfStatus, kindOfType, ModelError } from "../../runtime/model.ts";
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -106,37 +106,8 @@ export const toModelError = (error: unknown, signal?: AbortSignal): ModelError =
   return new ModelError({ kind: "connection", message });
 };
 
-const kindOf = (error: APIError): ModelErrorKind => {
-  const { status, type } = error;
-  if (status === 529 || error instanceof OverloadedError || type === "overloaded_error") {
-    return "overloaded";
-  }
-  if (status === undefined) return kindOfType(type);
-  if (status === 429) return "rateLimited";
-  if (status === 401 || status === 403) return "auth";
-  if (status === 408) return "timeout";
-  if (status >= 500) return "server";
-  return "invalidRequest";
-};
-
-/** An error with no status: an `error` event inside a stream names only its type. */
-export const kindOfType = (type: string | null): ModelErrorKind => {
-  switch (type) {
-    case "rate_limit_error":
-      return "rateLimited";
-    case "authentication_error":
-    case "permission_error":
-      return "auth";
-    case "invalid_request_error":
-    case "not_found_error":
-    case "request_too_large":
-      return "invalidRequest";
-    case "timeout_error":
-      return "timeout";
-    default:
-      return "server";
-  }
-};
+const kindOf = (error: APIError): ModelErrorKind =>
+  error instanceof OverloadedError ? "overloaded" : kindOfStatus(error.status, error.type);
 
 /**
  * An `event: error` after HTTP 200 (its data is the API's error body): the
