@@ -84,4 +84,36 @@ describe("projections", () => {
       content: "Hel\n\n(stopped by the user)",
     });
   });
+
+  it("the final answer heals its own step only: text said before a tool step stays", () => {
+    const at = 0;
+    const events: LogEvent[] = [
+      { _tag: "TurnStarted", seq: 1, at, turn: 1, text: "hi", route: null, note: null },
+      { _tag: "StepStarted", seq: 2, at, turn: 1, step: 1 },
+      { _tag: "TextDelta", seq: 3, at, turn: 1, step: 1, text: "Let me look." },
+      { _tag: "StepStarted", seq: 4, at, turn: 1, step: 2 },
+      { _tag: "Answered", seq: 5, at, turn: 1, text: "Claude declined to answer this." },
+    ];
+    expect(panelItems.fold(events).items.filter((i) => i.kind === "answer")).toEqual([
+      { kind: "answer", turn: 1, step: 1, text: "Let me look.", streaming: false },
+      {
+        kind: "answer",
+        turn: 1,
+        step: 2,
+        text: "Claude declined to answer this.",
+        streaming: false,
+      },
+    ]);
+    const missed: LogEvent[] = [
+      ...events.slice(0, 4),
+      { _tag: "TextDelta", seq: 5, at, turn: 1, step: 2, text: "Three are ov" },
+      { _tag: "Answered", seq: 6, at, turn: 1, text: "Three are overdue." },
+    ];
+    expect(
+      panelItems
+        .fold(missed)
+        .items.filter((i) => i.kind === "answer")
+        .map((i) => (i as { text: string }).text),
+    ).toEqual(["Let me look.", "Three are overdue."]);
+  });
 });

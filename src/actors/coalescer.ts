@@ -17,7 +17,7 @@ export class Coalescer {
   readonly #tell: (step: number, text: string) => void;
   #step = 0;
   #text = "";
-  /** Lives for one gathering: between answers a window holds no actor. */
+  /** Made at the first piece, kept while text streams, released when the turn ends. */
   #actor: Actor<typeof coalescerMachine> | undefined;
 
   constructor(clock: Clock, tell: (step: number, text: string) => void) {
@@ -45,6 +45,13 @@ export class Coalescer {
     return this.#text !== "";
   }
 
+  /** Tells what waits and lets the machine go: between turns a window holds no actor. */
+  release(): void {
+    this.flush();
+    this.#actor?.stop();
+    this.#actor = undefined;
+  }
+
   stop(): void {
     this.#actor?.stop();
     this.#actor = undefined;
@@ -53,14 +60,10 @@ export class Coalescer {
 
   #machine(): Actor<typeof coalescerMachine> {
     if (this.#actor === undefined) {
-      const gathering = createActor(coalescerMachine, { clock: this.#clock });
-      gathering.on("flush", () => {
-        if (this.#actor === gathering) this.#actor = undefined;
-        gathering.stop();
-        this.#take();
-      });
-      gathering.start();
-      this.#actor = gathering;
+      const actor = createActor(coalescerMachine, { clock: this.#clock });
+      actor.on("flush", () => this.#take());
+      actor.start();
+      this.#actor = actor;
     }
     return this.#actor;
   }

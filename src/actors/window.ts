@@ -150,6 +150,8 @@ export const openWindow = (
   });
   const record = (event: UnstampedEvent) => {
     text.flush();
+    if (event._tag === "Answered" || event._tag === "Stopped" || event._tag === "Failed")
+      text.release();
     return log.append(event);
   };
   /** The text the step in flight has told so far: what Stop keeps of it. */
@@ -354,7 +356,7 @@ export const openWindow = (
       };
     },
     failed: () => failed !== undefined,
-    lastSeq: () => log.status().lastSeq,
+    lastSeq: () => log.lastSeq(),
     settled: async () => {
       await ready;
       await rebuilding;

@@ -7,6 +7,7 @@ import { Observable, Subject } from "rxjs";
 import type { Clock } from "../runtime/clock.ts";
 import type { LogEvent, NewEvent } from "../runtime/events.ts";
 import { type PanelState, panelItems } from "../runtime/panelItems.ts";
+import type { Projection } from "../runtime/projection.ts";
 import {
   type HistoryState,
   history,
@@ -16,6 +17,10 @@ import {
   usage,
 } from "../runtime/projections.ts";
 import type { EventStore } from "../runtime/store.ts";
+
+/** Several events onto an immutable state: one private replay, then shared (frozen like `apply`'s). */
+const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<LogEvent>): S =>
+  Object.freeze(projection.fold(events, state));
 
 export type { UnstampedEvent as Unstamped } from "../runtime/events.ts";
 
@@ -36,6 +41,8 @@ export interface WindowLog {
   readonly history: () => HistoryState;
   readonly usage: () => UsageState;
   readonly status: () => StatusState;
+  /** The seq of the last stored event. */
+  readonly lastSeq: () => number;
   readonly panel: () => PanelState;
 }
 
@@ -46,25 +53,48 @@ export const windowLog = (
   onFailure: (error: unknown) => void,
 ): WindowLog => {
   let queue: Promise<unknown> = Promise.resolve();
-  let historyState = history.initial;
-  let usageState = usage.initial;
-  let statusState = status.initial;
-  let panelState = panelItems.initial;
+  let lastSeq = 0;
   const appended = new Subject<LogEvent>();
 
-  const apply = (event: LogEvent) => {
-    historyState = history.apply(historyState, event);
-    usageState = usage.apply(usageState, event);
-    statusState = status.apply(statusState, event);
-    panelState = panelItems.apply(panelState, event);
+  /**
+   * A projection kept up to date on demand: an append only queues the event,
+   * and a read applies what is queued. A turn's many appends cost no fold
+   * unless something reads the projection.
+   */
+  const lazy = <S>(projection: Projection<S>) => {
+    let state = projection.initial;
+    let queued: LogEvent[] = [];
+    return {
+      push: (event: LogEvent) => void queued.push(event),
+      reset: (events: ReadonlyArray<LogEvent>) => {
+        state = projection.fold(events);
+        queued = [];
+      },
+      read: (): S => {
+        if (queued.length > 0) {
+          state =
+            queued.length === 1
+              ? projection.apply(state, queued[0] as LogEvent)
+              : foldOnto(projection, state, queued);
+          queued = [];
+        }
+        return state;
+      },
+    };
   };
+  const historyView = lazy(history);
+  const usageView = lazy(usage);
+  const statusView = lazy(status);
+  const panelView = lazy(panelItems);
+  const views = [historyView, usageView, statusView, panelView];
 
   const append = (event: Unstamped): Promise<LogEvent> => {
     const stamped = { ...event, at: clock.now() } as NewEvent;
     const written = queue.then(async () => {
-      const [stored] = await store.append(stream, [stamped], statusState.lastSeq);
+      const [stored] = await store.append(stream, [stamped], lastSeq);
       if (stored === undefined) throw new Error("the store appended nothing");
-      apply(stored);
+      lastSeq = stored.seq;
+      for (const view of views) view.push(stored);
       appended.next(stored);
       return stored;
     });
@@ -75,10 +105,8 @@ export const windowLog = (
   const reload = async () => {
     await queue;
     const events = await store.read(stream);
-    historyState = history.fold(events);
-    usageState = usage.fold(events);
-    statusState = status.fold(events);
-    panelState = panelItems.fold(events);
+    for (const view of views) view.reset(events);
+    lastSeq = events.at(-1)?.seq ?? 0;
     return events;
   };
 
@@ -114,9 +142,10 @@ export const windowLog = (
     reload,
     appended$: appended.asObservable(),
     events$,
-    history: () => historyState,
-    usage: () => usageState,
-    status: () => statusState,
-    panel: () => panelState,
+    lastSeq: () => lastSeq,
+    history: historyView.read,
+    usage: usageView.read,
+    status: statusView.read,
+    panel: panelView.read,
   };
 };

@@ -52,6 +52,8 @@ export interface PanelState {
   /** True while a turn runs. */
   readonly busy: boolean;
   readonly turn: number;
+  /** The step of the turn the model is on: the final answer belongs to it. */
+  readonly step: number;
 }
 
 type Item = Draft<PanelItem>;
@@ -91,14 +93,18 @@ const endTurn = (draft: Draft<PanelState>, turn: number) => {
 };
 
 export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
-  { items: [], busy: false, turn: 0 },
+  { items: [], busy: false, turn: 0, step: 0 },
   (draft, event: LogEvent) => {
     const items = draft.items as Item[];
     switch (event._tag) {
       case "TurnStarted":
         draft.turn = event.turn;
+        draft.step = 0;
         draft.busy = true;
         items.push({ kind: "user", turn: event.turn, text: event.text });
+        return;
+      case "StepStarted":
+        if (event.turn === draft.turn) draft.step = event.step;
         return;
       case "TextDelta": {
         // A piece that arrives when no turn is running (in flight when Stop was pressed) is dropped.
@@ -171,14 +177,15 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
       }
       case "Answered": {
         if (event.turn !== draft.turn) return;
-        // The final text heals a window that missed a delta: the last answer of the turn becomes it.
+        // The final text heals a window that missed a delta: the final step's answer becomes it.
+        // An earlier step's text (said before a tool step) is its own and stays.
         const last = lastOf(items, event.turn, "answer", (i) => i.turn === event.turn);
-        if (last) last.text = event.text;
+        if (last !== undefined && last.step === draft.step) last.text = event.text;
         else if (event.text !== "")
           items.push({
             kind: "answer",
             turn: event.turn,
-            step: 0,
+            step: draft.step,
             text: event.text,
             streaming: false,
           });
