@@ -46,6 +46,41 @@ export interface WindowLog {
   readonly panel: () => PanelState;
 }
 
+/**
+ * A projection kept up to date on demand: an append only queues the event,
+ * and a read applies what is queued, so a turn's many appends cost no fold
+ * unless something reads it. A class, so the thousands of idle windows share
+ * its methods.
+ */
+class LazyView<S> {
+  readonly #projection: Projection<S>;
+  #state: S;
+  #queued: LogEvent[] = [];
+
+  constructor(projection: Projection<S>) {
+    this.#projection = projection;
+    this.#state = projection.initial;
+  }
+
+  push(event: LogEvent): void {
+    this.#queued.push(event);
+  }
+
+  reset(events: ReadonlyArray<LogEvent>): void {
+    this.#state = this.#projection.fold(events);
+    this.#queued = [];
+  }
+
+  read(): S {
+    const queued = this.#queued;
+    if (queued.length === 1)
+      this.#state = this.#projection.apply(this.#state, queued[0] as LogEvent);
+    else if (queued.length > 1) this.#state = foldOnto(this.#projection, this.#state, queued);
+    if (queued.length > 0) this.#queued = [];
+    return this.#state;
+  }
+}
+
 export const windowLog = (
   store: EventStore,
   stream: string,
@@ -56,36 +91,10 @@ export const windowLog = (
   let lastSeq = 0;
   const appended = new Subject<LogEvent>();
 
-  /**
-   * A projection kept up to date on demand: an append only queues the event,
-   * and a read applies what is queued. A turn's many appends cost no fold
-   * unless something reads the projection.
-   */
-  const lazy = <S>(projection: Projection<S>) => {
-    let state = projection.initial;
-    let queued: LogEvent[] = [];
-    return {
-      push: (event: LogEvent) => void queued.push(event),
-      reset: (events: ReadonlyArray<LogEvent>) => {
-        state = projection.fold(events);
-        queued = [];
-      },
-      read: (): S => {
-        if (queued.length > 0) {
-          state =
-            queued.length === 1
-              ? projection.apply(state, queued[0] as LogEvent)
-              : foldOnto(projection, state, queued);
-          queued = [];
-        }
-        return state;
-      },
-    };
-  };
-  const historyView = lazy(history);
-  const usageView = lazy(usage);
-  const statusView = lazy(status);
-  const panelView = lazy(panelItems);
+  const historyView = new LazyView(history);
+  const usageView = new LazyView(usage);
+  const statusView = new LazyView(status);
+  const panelView = new LazyView(panelItems);
   const views = [historyView, usageView, statusView, panelView];
 
   const append = (event: Unstamped): Promise<LogEvent> => {
@@ -143,9 +152,9 @@ export const windowLog = (
     appended$: appended.asObservable(),
     events$,
     lastSeq: () => lastSeq,
-    history: historyView.read,
-    usage: usageView.read,
-    status: statusView.read,
-    panel: panelView.read,
+    history: () => historyView.read(),
+    usage: () => usageView.read(),
+    status: () => statusView.read(),
+    panel: () => panelView.read(),
   };
 };
