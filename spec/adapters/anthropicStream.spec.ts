@@ -296,6 +296,16 @@ describe("anthropic() streaming", () => {
       expect(performance.now() - started).toBeGreaterThan(300);
     });
 
+    it("answers at message_stop even when the connection lingers, then leaves it", async () => {
+      const model = await over([says("Done.", { lingerAfterStop: true })]);
+      const { response } = await step(model);
+      expect(response.stopReason).toBe("end_turn");
+      // Resolved while the body was still open: the client has not left yet.
+      expect(api?.abandoned).toEqual([]);
+      // The background drain gives up on the lingering body (at 1 s) and leaves it.
+      await expect.poll(() => api?.abandoned, { timeout: 3_000 }).toEqual([0]);
+    });
+
     it("does not time the wait for the answer to start: the SDK's timeout does", async () => {
       const model = await over([says("late but whole", { delayMs: 300 })], { idleTimeoutMs: 100 });
       expect((await step(model)).pieces).toEqual(["late but whole"]);

@@ -73,6 +73,8 @@ export interface ScriptedReply {
   readonly cutHow?: "end" | "reset";
   /** Streamed: after this many events nothing more is written, until the client leaves. */
   readonly stallAfter?: number;
+  /** Streams: send every event, `message_stop` included, then keep the connection open (a lingering gateway). */
+  readonly lingerAfterStop?: boolean;
   /** Streamed: a stream request answered with the whole JSON message, as some gateways do. */
   readonly jsonToStream?: boolean;
 }

@@ -207,6 +207,8 @@ const sendStream = async (
   } else if (reply.stallAfter !== undefined) {
     sent = events.slice(0, beforeStop(reply.stallAfter));
     ending = "stall";
+  } else if (reply.lingerAfterStop === true) {
+    ending = "stall";
   }
 
   res.on("error", () => {});

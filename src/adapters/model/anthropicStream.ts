@@ -24,6 +24,22 @@ export interface StreamedStepOptions {
 /** How long the end of a body may take to come after `message_stop`. */
 const DRAIN_MS = 1_000;
 
+/** Reads a stream's remaining events to its end, aborting the request after `ms`; never rejects. */
+const drain = async (
+  events: AsyncIterator<unknown>,
+  request: AbortController,
+  ms: number,
+): Promise<void> => {
+  const timer = setTimeout(() => request.abort(), ms);
+  try {
+    while ((await events.next()).done !== true) {}
+  } catch {
+    // The body broke off after the answer was complete: nothing of the step is lost.
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 /** A block being gathered, with the `partial_json` of its input so far. */
 interface Gathering {
   readonly block: Record<string, unknown>;
@@ -88,18 +104,25 @@ export const streamed = async (
       return message;
     }
     const gathered = new Gatherer(tell);
-    for await (const sse of Stream.rawEvents(response, request)) {
+    const events = Stream.rawEvents(response, request)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await events.next();
+      if (next.done === true) break;
       watchdog.refresh();
-      if (done === undefined && gathered.take(sse.event, sse.data)) {
+      if (gathered.take(next.value.event, next.value.data)) {
         done = gathered.response();
-        // Read on to the body's end (so the connection can be used again), but not for long.
-        clearTimeout(watchdog);
-        watchdog = setTimeout(() => request.abort(), Math.min(idleTimeoutMs, DRAIN_MS));
+        break;
       }
     }
+    if (done === undefined) {
+      drained = true;
+      throw new ModelError({ kind: "decode", message: "the stream ended before message_stop" });
+    }
+    // The step is answered at message_stop. What is left of the body (normally just its end) is
+    // read in the background, so the connection can be used again, and cut off if it lingers.
     drained = true;
-    if (done !== undefined) return done;
-    throw new ModelError({ kind: "decode", message: "the stream ended before message_stop" });
+    void drain(events, request, Math.min(idleTimeoutMs, DRAIN_MS));
+    return done;
   } catch (error) {
     if (done !== undefined) return done;
     if (error instanceof ListenerFailed) throw error.cause;
