@@ -3,9 +3,11 @@
  * through the call path, and logs each as a tool step. A call that needs the
  * user's answer puts the conversation in `awaitingConfirmation` until it has one.
  */
+
 import { fromCallback } from "xstate";
 import type { ConversationEvent, RunToolsInput } from "../machines/conversation.ts";
 import type { CallPath } from "../runtime/callPath.ts";
+import { clip } from "../runtime/clip.ts";
 import type { Confirmer } from "../runtime/confirmation.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
 import type { Caller, User } from "../runtime/origin.ts";
@@ -51,8 +53,7 @@ export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRu
         // Stopped: what runs finishes on its own; nothing after it starts.
         if (stop.signal.aborted) return;
         const caller = callerOf(call);
-        const tool =
-          call.name.length <= MAX_NAME ? call.name : `${call.name.slice(0, MAX_NAME - 1)}…`;
+        const tool = clip(call.name, MAX_NAME);
         window.log({ _tag: "ToolStarted", turn: input.turn, callId: call.id, tool, caller });
         const outcome = await path.call(
           { tool: call.name, input: call.input, callId: call.id, caller },

@@ -11,7 +11,7 @@ import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { offered } from "../runtime/catalog.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { EventOf, LogEvent, UnstampedEvent } from "../runtime/events.ts";
+import { isTurnEnd, type LogEvent, type TurnEnd, type UnstampedEvent } from "../runtime/events.ts";
 import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { PanelState } from "../runtime/panelItems.ts";
@@ -27,8 +27,7 @@ import {
 import { type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
-/** The end of a turn: the event that ended it. */
-export type TurnEnd = EventOf<"Answered"> | EventOf<"Stopped"> | EventOf<"Failed">;
+export type { TurnEnd } from "../runtime/events.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };
@@ -150,8 +149,7 @@ export const openWindow = (
   });
   const record = (event: UnstampedEvent) => {
     text.flush();
-    if (event._tag === "Answered" || event._tag === "Stopped" || event._tag === "Failed")
-      text.release();
+    if (isTurnEnd(event)) text.release();
     return log.append(event);
   };
   /** The text the step in flight has told so far: what Stop keeps of it. */
@@ -271,13 +269,7 @@ export const openWindow = (
 
   const turnEnd = (turn: number) =>
     firstValueFrom(
-      log.appended$.pipe(
-        filter(
-          (e): e is TurnEnd =>
-            (e._tag === "Answered" || e._tag === "Stopped" || e._tag === "Failed") &&
-            e.turn === turn,
-        ),
-      ),
+      log.appended$.pipe(filter((e): e is TurnEnd => isTurnEnd(e) && e.turn === turn)),
     );
 
   const live = async () => {

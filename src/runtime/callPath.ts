@@ -4,6 +4,8 @@ import { coveredByAny } from "./abilities.ts";
 import type { App, Grant } from "./app.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
 import { digestOf } from "./canonicalJson.ts";
+import { grantOf } from "./catalog.ts";
+import { clip } from "./clip.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Command } from "./command.ts";
 import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmation.ts";
@@ -92,7 +94,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
   const record = (ctx: CallContext, tool: string, outcome: AuditOutcome, startedAt: number) => {
     if (!audit.observed) return;
     const client = ctx.origin.kind === "agent" ? ctx.origin.client : "assistant";
-    const name = tool.length <= MAX_AUDIT_NAME ? tool : `${tool.slice(0, MAX_AUDIT_NAME - 1)}…`;
+    const name = clip(tool, MAX_AUDIT_NAME);
     audit.next({
       _tag: "AgentCalled",
       client,
@@ -129,7 +131,10 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     // Stopped before it began: nothing is checked, nothing is taken from the rate limit.
     if (signal.aborted) return { _tag: "Stopped", callId, tool };
     // 1. Resolve (a Map, so no prototype lookups), within what this turn offered.
-    const grant: Grant | undefined = ctx.origin.kind === "assistant" ? app.assistant : app.mcp;
+    const grant: Grant | undefined = grantOf(
+      app,
+      ctx.origin.kind === "assistant" ? "assistant" : "mcp",
+    );
     const command: Command | undefined = grant?.tools.get(tool);
     if (
       grant === undefined ||
@@ -285,7 +290,7 @@ const errorLines = (error: unknown): ReadonlyArray<string> => {
         : "the command failed";
   const lines = text
     .split("\n")
-    .map((line) => (line.length <= 300 ? line : `${line.slice(0, 299)}…`))
+    .map((line) => clip(line, 300))
     .filter((line) => line.trim() !== "");
   return lines.length === 0 ? ["the command failed"] : lines.slice(0, MAX_ERROR_LINES);
 };

@@ -133,5 +133,11 @@ export type UnstampedEvent = DistributiveOmit<LogEvent, "seq" | "at">;
 /** The event named by `tag`. */
 export type EventOf<T extends LogEventTag> = Extract<LogEvent, { _tag: T }>;
 
-/** Ends of a turn: after one of these, no turn is running. */
-export const TURN_ENDS: ReadonlySet<LogEventTag> = new Set(["Answered", "Stopped", "Failed"]);
+/** The event that ends a turn. */
+export type TurnEnd = EventOf<"Answered"> | EventOf<"Stopped"> | EventOf<"Failed">;
+
+/** Whether an event ends a turn: after one of these, no turn is running. */
+export const isTurnEnd = <E extends { readonly _tag: string }>(
+  event: E,
+): event is Extract<E, { readonly _tag: TurnEnd["_tag"] }> =>
+  event._tag === "Answered" || event._tag === "Stopped" || event._tag === "Failed";

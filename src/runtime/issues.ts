@@ -1,4 +1,5 @@
 import { ParseResult } from "effect";
+import { clip as clipTo } from "./clip.ts";
 
 /** One decoding problem: where (`address.zip`, `items[2]`) and what. */
 export interface Issue {
@@ -85,5 +86,4 @@ const pathText = (path: ReadonlyArray<PropertyKey>): string => {
   return text === "" ? ROOT : text;
 };
 
-const clip = (text: string): string =>
-  text.length <= MAX_LINE ? text : `${text.slice(0, MAX_LINE - 1)}…`;
+const clip = (text: string): string => clipTo(text, MAX_LINE);

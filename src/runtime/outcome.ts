@@ -1,3 +1,4 @@
+import { clip } from "./clip.ts";
 import type { Issue } from "./issues.ts";
 import { issueLines } from "./issues.ts";
 
@@ -86,7 +87,7 @@ export const auditOutcome = (outcome: CallOutcome): AuditOutcome => {
   }
 };
 
-const clipName = (name: string): string => (name.length <= 64 ? name : `${name.slice(0, 63)}…`);
+const clipName = (name: string): string => clip(name, 64);
 
 /**
  * The text the model (or MCP client) is told: the result as JSON, or the

@@ -4,7 +4,7 @@
  * updates and a `fold(events)` that replays a whole log in one immer draft.
  */
 import type { Draft } from "immer";
-import { tokensOf } from "./events.ts";
+import { isTurnEnd, tokensOf } from "./events.ts";
 import type { Message } from "./model.ts";
 import { type Projection, projectionOf } from "./projection.ts";
 
@@ -111,10 +111,7 @@ export const status: Projection<StatusState> = projectionOf<StatusState>(
     if (event._tag === "TurnStarted") {
       draft.turn = event.turn;
       draft.running = true;
-    } else if (
-      (event._tag === "Answered" || event._tag === "Stopped" || event._tag === "Failed") &&
-      event.turn === draft.turn
-    ) {
+    } else if (isTurnEnd(event) && event.turn === draft.turn) {
       draft.running = false;
     }
   },
