@@ -12,9 +12,11 @@ export type {
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
 export type { Host, HostOptions } from "./actors/host.ts";
 export { createHost, WindowOwnerMismatch } from "./actors/host.ts";
+export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
+export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
-export { INTERRUPTED, PromptRefused } from "./actors/window.ts";
+export { INTERRUPTED, PromptRefused, SelectionRefused } from "./actors/window.ts";
 export type { ConfirmationEvent, ConfirmationInput } from "./machines/confirmation.ts";
 export { confirmationMachine } from "./machines/confirmation.ts";
 export type {
@@ -26,7 +28,7 @@ export type {
   RunToolsInput,
 } from "./machines/conversation.ts";
 export { budgetSpent, conversationMachine, REFUSED, stepsSpent } from "./machines/conversation.ts";
-export { covers, isAbility, isAbilityPattern } from "./runtime/abilities.ts";
+export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
 export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";
 export type { Activity } from "./runtime/audit.ts";
@@ -95,15 +97,23 @@ export type {
   ToolUseBlock,
 } from "./runtime/model.ts";
 export { ModelError } from "./runtime/model.ts";
-export type { Caller, Origin, Register, User } from "./runtime/origin.ts";
+export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/origin.ts";
 export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
 export { formatOutcome, ran } from "./runtime/outcome.ts";
 export type { PanelItem, PanelState } from "./runtime/panelItems.ts";
 export { panelItems } from "./runtime/panelItems.ts";
-export type { HistoryState, Projection, StatusState, UsageState } from "./runtime/projections.ts";
-export { history, STOPPED_MARK, status, usage } from "./runtime/projections.ts";
+export type {
+  HistoryState,
+  Projection,
+  SelectionsState,
+  StatusState,
+  UsageState,
+} from "./runtime/projections.ts";
+export { history, STOPPED_MARK, selections, status, usage } from "./runtime/projections.ts";
 export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/rateLimit.ts";
 export { memoryRateLimitStore } from "./runtime/rateLimit.ts";
 export type { EventStore } from "./runtime/store.ts";
 export { AppendConflict } from "./runtime/store.ts";
-export { systemPrompt } from "./runtime/systemPrompt.ts";
+export { systemPrompt, WINDOW_RULE } from "./runtime/systemPrompt.ts";
+export type { NoteInput, NoteQuery, NoteSelection, QueryOrigin } from "./runtime/windowNote.ts";
+export { NOTE_BOUNDS, windowNote } from "./runtime/windowNote.ts";

@@ -13,6 +13,7 @@ import type { Model } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 import type { EventStore } from "../runtime/store.ts";
+import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
 import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } from "./window.ts";
 
@@ -50,6 +51,8 @@ export interface Host {
   readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
   /** The one call path every window (and MCP) goes through. */
   readonly path: CallPath;
+  /** Live queries of every window; writes through the call path re-run the ones they change. */
+  readonly live: LiveRegistry;
   /** Closes every window. */
   readonly close: () => Promise<void>;
 }
@@ -90,6 +93,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(options.confirmIds === undefined ? {} : { confirmIds: options.confirmIds }),
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
+  const live = liveQueries(app, path.activity$);
   const windows = new Map<string, { owner: string; window: ReturnType<typeof openWindow> }>();
   const bindings = new WeakMap<object, WindowBinding>();
   const deps = {
@@ -102,6 +106,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     path,
     maxTokensPerStep: options.maxTokensPerStep ?? 4096,
     maxRestarts: options.maxRestarts ?? 3,
+    live,
     restartWindowMs: options.restartWindowMs ?? 60_000,
     userName: options.userName ?? defaultUserName,
     onClose: (clientId: string) => void windows.delete(clientId),
@@ -111,6 +116,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
   };
   return {
     path,
+    live,
     window: (clientId, { user }) => {
       const owner = userKey(user);
       const known = windows.get(clientId);

@@ -4,6 +4,7 @@
  * An actor that throws is rebuilt by folding its log; a turn in flight at the
  * crash is recorded as interrupted and nothing it started runs again.
  */
+import { Data } from "effect";
 import { filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import { type CallModelInput, conversationMachine } from "../machines/conversation.ts";
@@ -18,12 +19,14 @@ import type { PanelState } from "../runtime/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/projections.ts";
 import type { EventStore } from "../runtime/store.ts";
 import { isoDate, systemPrompt } from "../runtime/systemPrompt.ts";
+import { NOTE_BOUNDS, windowNote } from "../runtime/windowNote.ts";
 import { coalescer } from "./coalescer.ts";
 import {
   type AnswerResult,
   type ConfirmationBroker,
   confirmationBroker,
 } from "./confirmationBroker.ts";
+import type { LiveRegistry, LiveResult } from "./liveQueries.ts";
 import { type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
@@ -43,6 +46,19 @@ export class PromptRefused extends Error {
   }
 }
 
+/** A selection that cannot be made: a kind with no name, or ids that are not strings or numbers. */
+export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
+  readonly detail: string;
+}> {
+  override get message(): string {
+    return `selection refused: ${this.detail}`;
+  }
+}
+
+/** A route as the window keeps it: one that is only whitespace is none. */
+const routeOf = (route: string | null | undefined): string | null =>
+  route === undefined || route === null || route.trim() === "" ? null : route;
+
 /** The sentence a turn in flight at a crash ends with. */
 export const INTERRUPTED = "interrupted";
 
@@ -59,6 +75,22 @@ export interface AssistantWindow {
     accept: boolean,
     echo?: { readonly tool?: string; readonly args?: unknown },
   ) => Promise<AnswerResult>;
+  /**
+   * Opens a live query of this window's screen: a `live` command's result now
+   * and after each write that changes it. The next turn's note names it.
+   */
+  readonly live: (command: string, args: unknown) => Observable<LiveResult>;
+  /**
+   * Replaces what is selected of `kind` (`[]` clears it), on `route` (the last
+   * prompt's route by default). A turn from another route drops it.
+   *
+   * @throws {SelectionRefused} for a kind with no name or ids that are not strings or numbers.
+   */
+  readonly select: (
+    kind: string,
+    ids: ReadonlyArray<string | number>,
+    options?: { readonly route?: string | null },
+  ) => Promise<void>;
   /** Stops the turn: the model request is aborted; a command already running finishes on its own. */
   readonly stop: () => void;
   /** Stops any turn and forgets the conversation (its log keeps a `Reset`). */
@@ -116,6 +148,7 @@ export interface WindowDeps {
   readonly path: CallPath;
   readonly maxTokensPerStep: number;
   readonly maxRestarts: number;
+  readonly live: LiveRegistry;
   readonly restartWindowMs: number;
   readonly userName: (user: User) => string | undefined;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
@@ -131,6 +164,8 @@ export const openWindow = (
   const assistant = deps.app.assistant;
   let user = firstUser;
   let offeredNow: ReadonlySet<string> = new Set();
+  /** The route of the last prompt or selection: where a selection is made by default. */
+  let lastRoute: string | null = null;
   let system = "";
   let failed: unknown;
   let closed = false;
@@ -294,7 +329,9 @@ export const openWindow = (
       if (!running.getSnapshot().matches("idle")) {
         throw new PromptRefused("turnInProgress", "a turn is already running in this window");
       }
-      const { text, route = null } = typeof input === "string" ? { text: input } : input;
+      const { text, route: given } = typeof input === "string" ? { text: input } : input;
+      const route = routeOf(given);
+      lastRoute = route;
       const tools = offered(deps.app, "assistant", user);
       offeredNow = new Set(tools.map((t) => t.name));
       const userName = deps.userName(user);
@@ -302,13 +339,24 @@ export const openWindow = (
         today: isoDate(deps.clock.now()),
         ...(userName === undefined ? {} : { userName }),
         instructions: assistant.instructions,
+        windowContext: assistant.windowContext,
       });
+      const note = assistant.windowContext
+        ? windowNote({
+            clientId,
+            route,
+            queries: deps.live.queries(clientId),
+            selections: log.selections().selections,
+            offered: offeredNow,
+            argumentNames: (command) => deps.app.commands.get(command)?.argumentNames,
+          })
+        : null;
       const end = turnEnd(running.getSnapshot().context.turn + 1);
       running.send({
         type: "PROMPT",
         text,
-        route: route !== null && route.trim() !== "" ? route : null,
-        note: null,
+        route,
+        note,
         history: log.history().messages,
         tools: tools.map(
           (t): ModelTool => ({
@@ -324,6 +372,33 @@ export const openWindow = (
       await ready;
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
+    },
+    live: (command, args) => {
+      if (closed) throw new PromptRefused("closed", "this window is closed");
+      return deps.live.subscribe({ clientId, user }, command, args);
+    },
+    select: async (kind, ids, options = {}) => {
+      if (typeof kind !== "string" || kind.trim() === "")
+        throw new SelectionRefused({ detail: "a selection needs a kind with a name" });
+      if (
+        !Array.isArray(ids) ||
+        !ids.every(
+          (id) => typeof id === "string" || (typeof id === "number" && Number.isFinite(id)),
+        )
+      )
+        throw new SelectionRefused({ detail: "ids must be strings or finite numbers" });
+      await live();
+      const route = options.route === undefined ? lastRoute : routeOf(options.route);
+      lastRoute = route;
+      // The log keeps what the note can show: a kind's name cut at 64, at most 100 ids, and the count.
+      await record({
+        _tag: "SelectionChanged",
+        turn: 0,
+        kind: kind.slice(0, NOTE_BOUNDS.kindName),
+        ids: ids.slice(0, NOTE_BOUNDS.idsPerKind),
+        ...(ids.length > NOTE_BOUNDS.idsPerKind ? { total: ids.length } : {}),
+        route,
+      });
     },
     stop: () => {
       text.flush();
@@ -361,6 +436,7 @@ export const openWindow = (
         actor.send({ type: "STOP", streamed });
       }
       closed = true;
+      deps.live.close(clientId);
       deps.onClose(clientId);
       actor?.stop();
       actor = undefined;

@@ -11,7 +11,9 @@ import type { Projection } from "../runtime/projection.ts";
 import {
   type HistoryState,
   history,
+  type SelectionsState,
   type StatusState,
+  selections,
   status,
   type UsageState,
   usage,
@@ -44,6 +46,8 @@ export interface WindowLog {
   /** The seq of the last stored event. */
   readonly lastSeq: () => number;
   readonly panel: () => PanelState;
+  /** What is selected, kind by kind, with the route each was selected on. */
+  readonly selections: () => SelectionsState;
 }
 
 /**
@@ -95,7 +99,8 @@ export const windowLog = (
   const usageView = new LazyView(usage);
   const statusView = new LazyView(status);
   const panelView = new LazyView(panelItems);
-  const views = [historyView, usageView, statusView, panelView];
+  const selectionsView = new LazyView(selections);
+  const views = [historyView, usageView, statusView, panelView, selectionsView];
 
   const append = (event: Unstamped): Promise<LogEvent> => {
     const stamped = { ...event, at: clock.now() } as NewEvent;
@@ -156,5 +161,6 @@ export const windowLog = (
     usage: () => usageView.read(),
     status: () => statusView.read(),
     panel: () => panelView.read(),
+    selections: () => selectionsView.read(),
   };
 };

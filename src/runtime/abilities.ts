@@ -34,3 +34,14 @@ export const coveredByAny = (patterns: Iterable<string>, ability: string): boole
   for (const pattern of patterns) if (covers(pattern, ability)) return true;
   return false;
 };
+
+/**
+ * The resource an ability acts on: all but its last name (`customers.update`
+ * → `customers`, `billing.invoices.void` → `billing.invoices`); a one-name
+ * ability is its own resource. A write re-runs the live queries of its
+ * resource (see `invalidates` on a command).
+ */
+export const resourceOf = (ability: string): string => {
+  const dot = ability.lastIndexOf(".");
+  return dot === -1 ? ability : ability.slice(0, dot);
+};

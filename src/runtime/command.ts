@@ -1,15 +1,16 @@
 import { SchemaAST as AST, Either, JSONSchema, type ParseResult, Schema } from "effect";
+import { isAbility, resourceOf } from "./abilities.ts";
 import { CommandDefinitionError } from "./errors.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
-import type { Origin, User } from "./origin.ts";
+import type { RunOrigin, User } from "./origin.ts";
 import { isRateLimit, type RateLimit } from "./rateLimit.ts";
 
 /** What a command's `run` gets besides its arguments. */
 export interface CommandContext {
   /** The signed-in user the call is made for. */
   readonly user: User;
-  /** The assistant, or an external agent over MCP. */
-  readonly origin: Origin;
+  /** The assistant, an external agent over MCP, or the app's own screen (a live query). */
+  readonly origin: RunOrigin;
   /** Aborted when the call is stopped; pass it on to I/O. */
   readonly signal: AbortSignal;
 }
@@ -31,6 +32,12 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly can?: string;
   /** Read-only and cheap: it may back a live query of a window. */
   readonly live?: boolean;
+  /**
+   * The resources a successful call changes: their live queries run again.
+   * Default: the resource of `can` (`customers.update` → `customers`) for a
+   * command that is not `live`; nothing for a live one.
+   */
+  readonly invalidates?: ReadonlyArray<string>;
   /** An app path filled on success, e.g. `/customers/{id}` or `/invoices/{result.id}`. */
   readonly link?: string;
   /** The arguments, named, in positional order. */
@@ -52,6 +59,8 @@ export interface Command<A = unknown, R = unknown> {
   readonly description: string;
   readonly can: string | undefined;
   readonly live: boolean;
+  /** The resources a successful call changes (their live queries run again). */
+  readonly invalidates: ReadonlyArray<string>;
   readonly link: string | undefined;
   readonly linkTemplate: LinkTemplate | undefined;
   readonly rateLimit: RateLimit | undefined;
@@ -127,10 +136,22 @@ export const defineCommand = <
   if (!TOOL_NAME.test(name)) fail("the name must be 1 to 64 letters, digits, _ or - (a tool name)");
   if (typeof spec.description !== "string" || spec.description.trim() === "")
     fail("the description is empty");
-  if (spec.can !== undefined && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(spec.can)) {
+  if (spec.can !== undefined && !isAbility(spec.can)) {
     fail(`can ${JSON.stringify(spec.can)} is not an ability (dot-separated names, no wildcard)`);
   }
   if (typeof spec.run !== "function") fail("run is not a function");
+  if (
+    spec.invalidates !== undefined &&
+    (!Array.isArray(spec.invalidates) || !spec.invalidates.every((r) => isAbility(String(r))))
+  ) {
+    fail('invalidates must list resources such as "customers" (dot-separated names)');
+  }
+  const invalidates =
+    spec.invalidates !== undefined
+      ? [...spec.invalidates]
+      : spec.live !== true && spec.can !== undefined
+        ? [resourceOf(spec.can)]
+        : [];
   if (spec.rateLimit !== undefined && !isRateLimit(spec.rateLimit)) {
     fail("rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds");
   }
@@ -160,6 +181,7 @@ export const defineCommand = <
     description: spec.description,
     can: spec.can,
     live: spec.live === true,
+    invalidates,
     link: spec.link,
     linkTemplate,
     rateLimit: spec.rateLimit,

@@ -90,10 +90,13 @@ export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
 export const Answered = Schema.TaggedStruct("Answered", { ...base, text: Schema.String });
 export const Stopped = Schema.TaggedStruct("Stopped", { ...base, partial: Schema.String });
 export const Failed = Schema.TaggedStruct("Failed", { ...base, error: Schema.String });
+/** What the user selected of one kind (`[]` clears it), on which route; at most 100 ids are kept. */
 export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
   ...base,
   kind: Schema.String,
   ids: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  /** How many were selected, when more than the ids kept. */
+  total: Schema.optional(Int),
   route: Schema.NullOr(Schema.String),
 });
 export const Reset = Schema.TaggedStruct("Reset", { ...base });

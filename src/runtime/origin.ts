@@ -7,6 +7,12 @@ export type Origin =
   | { readonly kind: "agent"; readonly client: string };
 
 /**
+ * Who a command runs for, as its `run` is told: a call's origin, or the app's
+ * own screen (`frontend`) running a live query.
+ */
+export type RunOrigin = Origin | { readonly kind: "frontend" };
+
+/**
  * How the model called a tool: directly, or from code running in Anthropic's
  * code execution sandbox (`toolId` is the `server_tool_use` block running it).
  */

@@ -116,3 +116,48 @@ export const status: Projection<StatusState> = projectionOf<StatusState>(
     }
   },
 );
+
+// ---------------------------------------------------------------- selections
+
+/** What is selected, kind by kind, in the order each last changed (oldest first). */
+export interface SelectionsState {
+  readonly selections: ReadonlyArray<{
+    readonly kind: string;
+    readonly ids: ReadonlyArray<string | number>;
+    readonly total?: number;
+    readonly route: string | null;
+  }>;
+}
+
+/**
+ * Selections are kept with the route they were made on: a turn from another
+ * route drops them, `Reset` drops them all, and `[]` clears a kind.
+ */
+export const selections: Projection<SelectionsState> = projectionOf<SelectionsState>(
+  { selections: [] },
+  (draft, event) => {
+    switch (event._tag) {
+      case "SelectionChanged": {
+        const kept = draft.selections.filter((s) => s.kind !== event.kind);
+        if (event.ids.length > 0)
+          kept.push({
+            kind: event.kind,
+            ids: [...event.ids],
+            ...(event.total === undefined ? {} : { total: event.total }),
+            route: event.route,
+          });
+        draft.selections = kept;
+        return;
+      }
+      case "TurnStarted":
+        if (draft.selections.some((s) => s.route !== event.route))
+          draft.selections = draft.selections.filter((s) => s.route === event.route);
+        return;
+      case "Reset":
+        if (draft.selections.length > 0) draft.selections = [];
+        return;
+      default:
+        return;
+    }
+  },
+);

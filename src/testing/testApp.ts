@@ -5,7 +5,7 @@
 import { filter, type Subscription } from "rxjs";
 import { createHost, type Host, type HostOptions } from "../actors/host.ts";
 import { memoryStore } from "../actors/memoryStore.ts";
-import type { TurnEnd } from "../actors/window.ts";
+import type { AssistantWindow, TurnEnd } from "../actors/window.ts";
 import type { App } from "../runtime/app.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventOf, LogEvent } from "../runtime/events.ts";
@@ -46,11 +46,19 @@ export interface TestTurn {
   readonly requests: ReadonlyArray<ModelRequest>;
   readonly panel: PanelState;
   readonly history: HistoryState;
+  /** The window note the turn carried (`<window>…</window>`), or null. */
+  readonly note: string | null;
 }
 
 export interface TestAssistant {
-  /** The route the user is on for the next prompt. */
+  /** The route the user is on for the next prompts. */
   readonly at: (route: string) => TestAssistant;
+  /** Opens a live query of the window's screen before the next prompt; it stays open after. */
+  readonly live: (command: string, args?: unknown) => TestAssistant;
+  /** Selects ids of a kind on the current route before the next prompt (`[]` clears it). */
+  readonly select: (kind: string, ids: ReadonlyArray<string | number>) => TestAssistant;
+  /** Ends the live queries opened so far. */
+  readonly unsubscribe: () => void;
   /** Runs one turn to its end; confirmations are declined unless `confirm` says otherwise. */
   readonly prompt: (
     text: string,
@@ -93,14 +101,36 @@ export const testApp = (
   const host = createHost(app, { store: memoryStore(), ...options, model, clock });
   const assistant = (clientId = "test-window"): TestAssistant => {
     let route: string | null = null;
+    /** Live queries and selections to make before the next prompt, in the order asked. */
+    let pending: Array<(window: AssistantWindow) => Promise<void>> = [];
+    const open: Subscription[] = [];
     const self: TestAssistant = {
       at: (next) => {
         route = next;
         return self;
       },
+      live: (command, args = {}) => {
+        pending.push(async (window) => {
+          let failure: unknown;
+          open.push(window.live(command, args).subscribe({ error: (e) => (failure = e) }));
+          if (failure !== undefined) throw failure;
+        });
+        return self;
+      },
+      select: (kind, ids) => {
+        const on = route;
+        pending.push((window) => window.select(kind, ids, { route: on }));
+        return self;
+      },
+      unsubscribe: () => {
+        for (const s of open.splice(0)) s.unsubscribe();
+      },
       prompt: async (text, { confirm = false } = {}) => {
         const window = host.window(clientId, { user: options.user });
         await window.settled();
+        const steps = pending;
+        pending = [];
+        for (const step of steps) await step(window);
         const turn = window.context().turn + 1;
         const events: LogEvent[] = [];
         const ran: Ran[] = [];
@@ -135,6 +165,7 @@ export const testApp = (
             requests: requests.slice(firstRequest),
             panel: window.panel(),
             history: window.history(),
+            note: events.find((e) => e._tag === "TurnStarted")?.note ?? null,
           };
         } finally {
           for (const s of subscriptions) s.unsubscribe();
