@@ -100,13 +100,25 @@ export const crmCommands = (db = crmData()) => {
     }),
     defineCommand({
       name: "invoices_index",
-      description: "List invoices, optionally only the overdue ones.",
+      description:
+        "List invoices, newest first, 20 a page: optionally one customer's, optionally only the overdue ones.",
       can: "invoices.view",
       live: true,
-      args: { overdue: Schema.optional(Schema.Boolean) },
+      args: {
+        customer_id: Schema.optional(Schema.Number),
+        overdue: Schema.optional(Schema.Boolean),
+        page: Schema.optional(Schema.Int.pipe(Schema.positive())),
+      },
       result: Schema.Array(Invoice),
-      run: ({ overdue }) =>
-        [...db.invoices.values()].filter((i) => overdue === undefined || i.overdue === overdue),
+      run: ({ customer_id, overdue, page = 1 }) =>
+        [...db.invoices.values()]
+          .filter(
+            (i) =>
+              (customer_id === undefined || i.customerId === customer_id) &&
+              (overdue === undefined || i.overdue === overdue),
+          )
+          .sort((a, b) => b.id - a.id)
+          .slice((page - 1) * 20, page * 20),
     }),
   ];
 };

@@ -1,0 +1,238 @@
+/**
+ * U3: the window note is at most 2 048 bytes for any route, live queries and
+ * selections, and names no command the user's assistant is not offered, no
+ * query of another window and none of an agent's. Routes and argument strings
+ * are cut exactly as DESIGN §9 says. Links are none or an app path whose
+ * placeholders round-trip through percent-decoding.
+ */
+import { Schema } from "effect";
+import {
+  createApp,
+  createCallPath,
+  defineCommand,
+  type NoteQuery,
+  type NoteSelection,
+  windowNote,
+} from "elyra-assistant";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+const NUM_RUNS = 1000;
+const PARAMS: Record<string, ReadonlyArray<string>> = {
+  customers_show: ["id"],
+  invoices_index: ["customer_id", "page", "status"],
+  search: ["q", "filters"],
+  admin_audit: ["since"],
+};
+const COMMANDS = Object.keys(PARAMS);
+const LEAK = "LEAKED-FROM-ANOTHER";
+
+/** Strings that are hard on a byte budget: escapes, multi-byte characters, lone surrogates, tags. */
+const nasty = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ maxLength }),
+    fc.string({ unit: "binary", maxLength }),
+    fc.string({
+      unit: fc.constantFrom("\u0000", "<", "\\", '"', "é", "😀", "\ud800", "\u2028", " "),
+      maxLength,
+    }),
+  );
+
+const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    nasty(400),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.bigInt(),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** A query whose arguments carry a marker saying whose it is, so a leak can be told. */
+const query = fc
+  .record({
+    clientId: fc.constantFrom("w1", "w2"),
+    command: fc.constantFrom(...COMMANDS, "unknown_one"),
+    origin: fc.constantFrom("frontend", "agent") as fc.Arbitrary<"frontend" | "agent">,
+    args: fc.dictionary(
+      fc.constantFrom("id", "customer_id", "page", "status", "q", "filters", "since", "x"),
+      value,
+      {
+        maxKeys: 4,
+      },
+    ),
+  })
+  // Another window's query, or an agent's, carries a marker in every argument the note could show.
+  .map(
+    (q): NoteQuery =>
+      q.clientId === "w1" && q.origin === "frontend"
+        ? q
+        : {
+            ...q,
+            args: { id: LEAK, customer_id: LEAK, page: LEAK, q: LEAK, filters: LEAK, since: LEAK },
+          },
+  );
+
+const route = fc.oneof(fc.constant(null), nasty(900), fc.constantFrom("/customers/42", "  "));
+
+const selection = (routes: fc.Arbitrary<string | null>) =>
+  fc.record({
+    kind: nasty(120),
+    ids: fc.array(fc.oneof(nasty(300), fc.integer(), fc.double()), { maxLength: 130 }),
+    total: fc.option(fc.nat(1000), { nil: undefined }),
+    route: routes,
+  }) as fc.Arbitrary<NoteSelection>;
+
+const input = route.chain((r) =>
+  fc.record({
+    route: fc.constant(r),
+    queries: fc.array(query, { maxLength: 40 }),
+    selections: fc.array(selection(fc.oneof(fc.constant(r), route)), { maxLength: 12 }),
+    offered: fc.subarray(COMMANDS),
+  }),
+);
+
+const parse = (note: string) =>
+  JSON.parse(note.slice("<window>".length, -"</window>".length)) as {
+    route?: string;
+    showing?: Array<{ command: string; arguments: Record<string, unknown> }>;
+    selected?: Record<string, unknown[]>;
+    more_selected?: true;
+  };
+
+const clip = (text: string, max: number) => {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+};
+
+describe("U3: the window note", () => {
+  it("is at most 2 048 bytes, well-formed, and names only the asking window's own offered frontend queries", () => {
+    fc.assert(
+      fc.property(input, ({ route, queries, selections, offered }) => {
+        const note = windowNote({
+          clientId: "w1",
+          route,
+          queries,
+          selections,
+          offered: new Set(offered),
+          argumentNames: (c) => PARAMS[c],
+        });
+        if (note === null) return;
+        expect(Buffer.byteLength(note, "utf8")).toBeLessThanOrEqual(2048);
+        expect(note.startsWith("<window>{") && note.endsWith("}</window>")).toBe(true);
+        expect(note.slice(8, -9)).not.toMatch(/[<>]/);
+        expect(note).not.toContain(LEAK);
+        const parsed = parse(note);
+        const own = queries.filter(
+          (q) => q.clientId === "w1" && q.origin === "frontend" && offered.includes(q.command),
+        );
+        for (const shown of parsed.showing ?? []) {
+          expect(offered).toContain(shown.command);
+          expect(own.some((q) => q.command === shown.command)).toBe(true);
+          // Argument names are the command's own, in parameter order.
+          const names = Object.keys(shown.arguments);
+          const params = PARAMS[shown.command] ?? [];
+          expect(names).toEqual(params.filter((p) => names.includes(p)));
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("cuts routes at 500 and argument strings at 200, exactly, when the note fits whole", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 900 }).filter((r) => r.trim() !== ""),
+        fc.string({ maxLength: 600 }),
+        (r, s) => {
+          const note = windowNote({
+            clientId: "w1",
+            route: r,
+            queries: [{ clientId: "w1", command: "search", args: { q: s }, origin: "frontend" }],
+            selections: [],
+            offered: new Set(["search"]),
+            argumentNames: (c) => PARAMS[c],
+          });
+          const parsed = parse(note as string);
+          const [shown] = parsed.showing ?? [];
+          expect(shown?.arguments.q).toBe(clip(s, 200));
+          // The route is cut at 500 unless the byte budget needed it shorter still.
+          if (
+            Buffer.byteLength(JSON.stringify(clip(r, 500))) +
+              100 +
+              Buffer.byteLength(JSON.stringify(clip(s, 200))) <
+            1800
+          )
+            expect(parsed.route).toBe(clip(r, 500));
+          else expect(clip(r, 500).startsWith((parsed.route ?? "").replace(/…$/, ""))).toBe(true);
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe("U3: links", () => {
+  const command = defineCommand({
+    name: "things_show",
+    description: "Show a thing.",
+    can: "things.view",
+    link: "/things/{kind}/{result.id}",
+    args: { kind: Schema.Unknown },
+    result: Schema.Struct({ id: Schema.Unknown }),
+    run: (_args) => ({ id: current }),
+  });
+  let current: unknown;
+  const path = createCallPath(
+    createApp({ commands: [command], userAbilities: () => ["*"], assistant: { allow: ["*"] } }),
+  );
+  const scalar = fc.oneof(
+    fc.string(),
+    fc.string({ unit: "binary" }),
+    fc.constantFrom(
+      "javascript:alert(1)",
+      "//evil.example",
+      "https://evil.example",
+      "/\\evil",
+      "%2F%2Fevil",
+      "..",
+      "a/b?c#d",
+    ),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 2 }),
+  );
+
+  it("is none, or a path starting with a single / whose placeholders decode back to the values", async () => {
+    await fc.assert(
+      fc.asyncProperty(scalar, scalar, async (kind, id) => {
+        current = id;
+        const outcome = await path.call(
+          { tool: "things_show", input: { kind } },
+          { user: {}, origin: { kind: "assistant" }, scope: "w" },
+        );
+        expect(outcome._tag).toBe("Succeeded");
+        const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+        if (link === undefined) return;
+        expect(link.startsWith("/") && !link.startsWith("//") && !link.startsWith("/\\")).toBe(
+          true,
+        );
+        expect(link).toMatch(/^\/things\/[A-Za-z0-9\-._~%]+\/[A-Za-z0-9\-._~%]+$/);
+        const [, , first, second] = link.split("/");
+        expect(decodeURIComponent(first as string)).toBe(String(kind));
+        expect(decodeURIComponent(second as string)).toBe(String(id));
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
