@@ -145,7 +145,11 @@ describe("RFC 0013: the window in a turn", () => {
     const { app } = crm();
     const t = testApp(app, { model: fakeModel().crashes("boom").says("Yes."), user: ADA });
     const window = t.host.window("test-window", { user: ADA });
-    await window.select("invoices", Array.from({ length: 150 }, (_, i) => i), { route: "/invoices" });
+    await window.select(
+      "invoices",
+      Array.from({ length: 150 }, (_, i) => i),
+      { route: "/invoices" },
+    );
     const crashed = await t.assistant().at("/invoices").prompt("How many?");
     expect(crashed.end).toMatchObject({ _tag: "Failed", error: "interrupted" });
     const turn = await t.assistant().at("/invoices").prompt("How many now?");

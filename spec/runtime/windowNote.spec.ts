@@ -168,7 +168,7 @@ describe("the window note", () => {
     const parsed = body(text);
     const shown = (parsed.showing ?? []) as Array<{ arguments: { q: string } }>;
     // The newest kept, in order, the oldest gone.
-    shown.forEach((s, i) => expect(s.arguments.q.startsWith(`${15 - i}:`)).toBe(true));
+    for (const [i, s] of shown.entries()) expect(s.arguments.q.startsWith(`${15 - i}:`)).toBe(true);
     expect(shown.length).toBeLessThan(16);
     expect(parsed.selected).toEqual({ long: selections[1]?.ids, short: [1, 2, 3] });
 
