@@ -410,10 +410,10 @@ export const openWindow = (
       running.send({ type: "RESET", streamed });
       await log.idle();
     },
-    events$: log.events$,
-    panel: log.panel,
-    history: log.history,
-    usage: log.usage,
+    events$: (fromSeq) => log.events$(fromSeq),
+    panel: () => log.panel(),
+    history: () => log.history(),
+    usage: () => log.usage(),
     state: () => actor?.getSnapshot().value,
     context: () => {
       const context = actor?.getSnapshot().context;

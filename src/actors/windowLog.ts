@@ -85,47 +85,78 @@ class LazyView<S> {
   }
 }
 
-export const windowLog = (
-  store: EventStore,
-  stream: string,
-  clock: Clock,
-  onFailure: (error: unknown) => void,
-): WindowLog => {
-  let queue: Promise<unknown> = Promise.resolve();
-  let lastSeq = 0;
-  const appended = new Subject<LogEvent>();
+/**
+ * A window's log, as a class: every window has one, and the methods of
+ * thousands of idle windows are shared rather than held as closures each.
+ */
+class LogOfWindow implements WindowLog {
+  readonly stream: string;
+  readonly #store: EventStore;
+  readonly #clock: Clock;
+  readonly #onFailure: (error: unknown) => void;
+  #queue: Promise<unknown> = Promise.resolve();
+  #lastSeq = 0;
+  readonly #appended = new Subject<LogEvent>();
+  readonly #history = new LazyView(history);
+  readonly #usage = new LazyView(usage);
+  readonly #status = new LazyView(status);
+  readonly #panel = new LazyView(panelItems);
+  /**
+   * Made at the first selection: before one, nothing is selected whatever the
+   * log says, and most windows never select, so an idle window holds no view of it.
+   */
+  #selections: LazyView<SelectionsState> | undefined;
 
-  const historyView = new LazyView(history);
-  const usageView = new LazyView(usage);
-  const statusView = new LazyView(status);
-  const panelView = new LazyView(panelItems);
-  const selectionsView = new LazyView(selections);
-  const views = [historyView, usageView, statusView, panelView, selectionsView];
+  constructor(
+    store: EventStore,
+    stream: string,
+    clock: Clock,
+    onFailure: (error: unknown) => void,
+  ) {
+    this.#store = store;
+    this.stream = stream;
+    this.#clock = clock;
+    this.#onFailure = onFailure;
+  }
 
-  const append = (event: Unstamped): Promise<LogEvent> => {
-    const stamped = { ...event, at: clock.now() } as NewEvent;
-    const written = queue.then(async () => {
-      const [stored] = await store.append(stream, [stamped], lastSeq);
+  get appended$(): Observable<LogEvent> {
+    return this.#appended.asObservable();
+  }
+
+  append(event: Unstamped): Promise<LogEvent> {
+    const stamped = { ...event, at: this.#clock.now() } as NewEvent;
+    const written = this.#queue.then(async () => {
+      const [stored] = await this.#store.append(this.stream, [stamped], this.#lastSeq);
       if (stored === undefined) throw new Error("the store appended nothing");
-      lastSeq = stored.seq;
-      for (const view of views) view.push(stored);
-      appended.next(stored);
+      this.#lastSeq = stored.seq;
+      this.#push(stored);
+      this.#appended.next(stored);
       return stored;
     });
-    queue = written.catch(onFailure);
+    this.#queue = written.catch(this.#onFailure);
     return written;
-  };
+  }
 
-  const reload = async () => {
-    await queue;
-    const events = await store.read(stream);
-    for (const view of views) view.reset(events);
-    lastSeq = events.at(-1)?.seq ?? 0;
+  async idle(): Promise<void> {
+    await this.#queue;
+  }
+
+  async reload(): Promise<ReadonlyArray<LogEvent>> {
+    await this.#queue;
+    const events = await this.#store.read(this.stream);
+    this.#history.reset(events);
+    this.#usage.reset(events);
+    this.#status.reset(events);
+    this.#panel.reset(events);
+    if (this.#selections === undefined && events.some((e) => e._tag === "SelectionChanged"))
+      this.#selections = new LazyView(selections);
+    this.#selections?.reset(events);
+    this.#lastSeq = events.at(-1)?.seq ?? 0;
     return events;
-  };
+  }
 
-  const events$ = (fromSeq = 0) =>
-    new Observable<LogEvent>((subscriber) => {
+  events$(fromSeq = 0): Observable<LogEvent> {
+    return new Observable<LogEvent>((subscriber) => {
       let last = fromSeq;
       let replaying = true;
       const buffered: LogEvent[] = [];
@@ -134,8 +165,10 @@ export const windowLog = (
         last = event.seq;
         subscriber.next(event);
       };
-      const live = appended.subscribe((event) => (replaying ? buffered.push(event) : emit(event)));
-      store.read(stream, fromSeq).then(
+      const live = this.#appended.subscribe((event) =>
+        replaying ? buffered.push(event) : emit(event),
+      );
+      this.#store.read(this.stream, fromSeq).then(
         (events) => {
           for (const event of events) emit(event);
           for (const event of buffered) emit(event);
@@ -146,21 +179,47 @@ export const windowLog = (
       );
       return () => live.unsubscribe();
     });
+  }
 
-  return {
-    stream,
-    append,
-    idle: async () => {
-      await queue;
-    },
-    reload,
-    appended$: appended.asObservable(),
-    events$,
-    lastSeq: () => lastSeq,
-    history: () => historyView.read(),
-    usage: () => usageView.read(),
-    status: () => statusView.read(),
-    panel: () => panelView.read(),
-    selections: () => selectionsView.read(),
-  };
-};
+  lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  history(): HistoryState {
+    return this.#history.read();
+  }
+
+  usage(): UsageState {
+    return this.#usage.read();
+  }
+
+  status(): StatusState {
+    return this.#status.read();
+  }
+
+  panel(): PanelState {
+    return this.#panel.read();
+  }
+
+  selections(): SelectionsState {
+    return this.#selections?.read() ?? selections.initial;
+  }
+
+  #push(event: LogEvent): void {
+    this.#history.push(event);
+    this.#usage.push(event);
+    this.#status.push(event);
+    this.#panel.push(event);
+    if (this.#selections === undefined && event._tag === "SelectionChanged")
+      this.#selections = new LazyView(selections);
+    this.#selections?.push(event);
+  }
+}
+
+/** A window's log over a store: appends in order, projections kept on demand, events published. */
+export const windowLog = (
+  store: EventStore,
+  stream: string,
+  clock: Clock,
+  onFailure: (error: unknown) => void,
+): WindowLog => new LogOfWindow(store, stream, clock, onFailure);
