@@ -17,6 +17,14 @@ export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { INTERRUPTED, PromptRefused, SelectionRefused } from "./actors/window.ts";
+export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./machines/codeRun.ts";
+export {
+  CODE_CALL_DEADLINE_MS,
+  codeRunMachine,
+  lateResult,
+  MAX_CODE_CALLS,
+  tooManyCodeCalls,
+} from "./machines/codeRun.ts";
 export type { ConfirmationEvent, ConfirmationInput } from "./machines/confirmation.ts";
 export { confirmationMachine } from "./machines/confirmation.ts";
 export type {
@@ -83,6 +91,7 @@ export { randomIds } from "./runtime/ids.ts";
 export type { Issue } from "./runtime/issues.ts";
 export { isAppPath, percentEncode } from "./runtime/link.ts";
 export type {
+  ClientTool,
   ContentBlock,
   Message,
   Model,
@@ -90,6 +99,7 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelTool,
+  ServerTool,
   StepOptions,
   StopReason,
   TextBlock,

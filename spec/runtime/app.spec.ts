@@ -61,7 +61,7 @@ describe("createApp", () => {
     ],
     [
       { allow: ["a"], alow: ["b"] },
-      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode"',
+      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode" | "codeExecutionTool"',
     ],
   ])("refuses the assistant config %j", (config, message) => {
     expect(configError(() => make(config))).toBe(message);

@@ -30,6 +30,11 @@ export interface HostOptions {
   /** Crashes of one window's actor allowed within `restartWindowMs` before it is given up: 3 in 60 s. */
   readonly maxRestarts?: number;
   readonly restartWindowMs?: number;
+  /**
+   * How long calls from code may take before the code is told they failed:
+   * 3 min 30 s, under the API's ~4-minute limit on a pending call.
+   */
+  readonly codeCallDeadlineMs?: number;
   /** Who owns a window: two users with the same key are one. Default: `id`, else `name`, else the value. */
   readonly userKey?: (user: User) => string;
   /** The name the system prompt gives the user: `user.name` by default. */
@@ -107,6 +112,9 @@ export const createHost = (app: App, options: HostOptions): Host => {
     maxTokensPerStep: options.maxTokensPerStep ?? 4096,
     maxRestarts: options.maxRestarts ?? 3,
     live,
+    ...(options.codeCallDeadlineMs === undefined
+      ? {}
+      : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
     restartWindowMs: options.restartWindowMs ?? 60_000,
     userName: options.userName ?? defaultUserName,
     onClose: (clientId: string) => void windows.delete(clientId),

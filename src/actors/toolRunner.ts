@@ -4,7 +4,7 @@
  * user's answer puts the conversation in `awaitingConfirmation` until it has one.
  */
 
-import { fromCallback } from "xstate";
+import { fromCallback, fromPromise } from "xstate";
 import type { ConversationEvent, RunToolsInput } from "../machines/conversation.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { clip } from "../runtime/clip.ts";
@@ -21,6 +21,8 @@ export interface ToolRunnerWindow {
   readonly offered: () => ReadonlySet<string>;
   readonly confirmer: Confirmer;
   readonly log: (event: Unstamped) => void;
+  /** The turn running now. */
+  readonly turn: () => number;
 }
 
 const MAX_NAME = 128;
@@ -30,6 +32,51 @@ export const callerOf = (call: ToolUseBlock): Caller =>
   call.caller !== undefined && call.caller.type !== "direct"
     ? { type: "code", toolId: call.caller.tool_id ?? "" }
     : { type: "direct" };
+
+/**
+ * Runs one tool call through the call path and logs it as a tool step
+ * (`ToolStarted`, then `ToolFinished` with its link): the result the model,
+ * or the code that called it, is sent.
+ */
+export const runCall = async (
+  path: CallPath,
+  window: ToolRunnerWindow,
+  call: ToolUseBlock,
+  turn: number,
+  signal: AbortSignal,
+  confirmer: Confirmer = window.confirmer,
+): Promise<ToolResultBlock> => {
+  const caller = callerOf(call);
+  const tool = clip(call.name, MAX_NAME);
+  window.log({ _tag: "ToolStarted", turn, callId: call.id, tool, caller });
+  const outcome = await path.call(
+    { tool: call.name, input: call.input, callId: call.id, caller },
+    {
+      user: window.user(),
+      origin: { kind: "assistant" },
+      scope: window.clientId,
+      signal,
+      offered: window.offered(),
+      confirmer,
+    },
+  );
+  const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+  window.log({
+    _tag: "ToolFinished",
+    turn,
+    callId: call.id,
+    ok: outcome._tag === "Succeeded",
+    outcome: auditOutcome(outcome),
+    ...(link === undefined ? {} : { link }),
+  });
+  const { isError, text } = formatOutcome(outcome);
+  return {
+    type: "tool_result",
+    tool_use_id: call.id,
+    content: text,
+    ...(isError ? { is_error: true } : {}),
+  };
+};
 
 /**
  * The tools actor logic, made once per host: `windowOf` finds the window an
@@ -52,39 +99,22 @@ export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRu
       for (const call of input.calls) {
         // Stopped: what runs finishes on its own; nothing after it starts.
         if (stop.signal.aborted) return;
-        const caller = callerOf(call);
-        const tool = clip(call.name, MAX_NAME);
-        window.log({ _tag: "ToolStarted", turn: input.turn, callId: call.id, tool, caller });
-        const outcome = await path.call(
-          { tool: call.name, input: call.input, callId: call.id, caller },
-          {
-            user: window.user(),
-            origin: { kind: "assistant" },
-            scope: window.clientId,
-            signal: stop.signal,
-            offered: window.offered(),
-            confirmer,
-          },
-        );
-        const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
-        window.log({
-          _tag: "ToolFinished",
-          turn: input.turn,
-          callId: call.id,
-          ok: outcome._tag === "Succeeded",
-          outcome: auditOutcome(outcome),
-          ...(link === undefined ? {} : { link }),
-        });
-        const { isError, text } = formatOutcome(outcome);
-        results.push({
-          type: "tool_result",
-          tool_use_id: call.id,
-          content: text,
-          ...(isError ? { is_error: true } : {}),
-        });
+        results.push(await runCall(path, window, call, input.turn, stop.signal, confirmer));
       }
       if (!stop.signal.aborted) sendBack({ type: "TOOLS_DONE", results });
     };
     run().catch((error) => sendBack({ type: "TOOLS_CRASHED", error }));
     return () => stop.abort();
   });
+
+/**
+ * The code run's `runCall` actor, made once per host: each call from code
+ * through the call path, logged as a tool step of its window.
+ */
+export const codeCallRunner = (path: CallPath, windowOf: (system: unknown) => ToolRunnerWindow) =>
+  fromPromise<ToolResultBlock, ToolUseBlock & { readonly turn?: number }>(
+    ({ input, signal, system }) => {
+      const window = windowOf(system);
+      return runCall(path, window, input, window.turn(), signal);
+    },
+  );

@@ -7,6 +7,7 @@
 import { Data } from "effect";
 import { filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
+import { codeRunMachine } from "../machines/codeRun.ts";
 import { type CallModelInput, conversationMachine } from "../machines/conversation.ts";
 import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
@@ -27,7 +28,7 @@ import {
   confirmationBroker,
 } from "./confirmationBroker.ts";
 import type { LiveRegistry, LiveResult } from "./liveQueries.ts";
-import { type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
+import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/events.ts";
@@ -58,6 +59,27 @@ export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
 /** A route as the window keeps it: one that is only whitespace is none. */
 const routeOf = (route: string | null | undefined): string | null =>
   route === undefined || route === null || route.trim() === "" ? null : route;
+
+/**
+ * The tools a request carries. In code mode each tool that needs no
+ * confirmation may also be called from code (`allowed_callers`, guidance to
+ * the model: the call path refuses a confirm tool called from code whatever
+ * it sends), and the code execution tool comes last.
+ */
+const requestTools = (
+  assistant: NonNullable<App["assistant"]>,
+  tools: ReadonlyArray<{ readonly name: string; readonly description: string; readonly inputSchema: Readonly<Record<string, unknown>> }>,
+): ReadonlyArray<ModelTool> => {
+  const out: ModelTool[] = tools.map((t): ModelTool => {
+    const tool = { name: t.name, description: t.description, input_schema: t.inputSchema };
+    const can = assistant.tools.get(t.name)?.can;
+    return assistant.codeMode && can !== undefined && !assistant.needsConfirm(can)
+      ? { ...tool, allowed_callers: ["direct", assistant.codeExecutionTool] }
+      : tool;
+  });
+  if (assistant.codeMode) out.push({ type: assistant.codeExecutionTool, name: "code_execution" });
+  return out;
+};
 
 /** The sentence a turn in flight at a crash ends with. */
 export const INTERRUPTED = "interrupted";
@@ -133,6 +155,9 @@ export const hostMachine = (path: CallPath, bindings: WeakMap<object, WindowBind
         bound(system).callModel(input, signal),
       ),
       runTools: toolRunner(path, (system) => bound(system).tools),
+      codeRun: codeRunMachine.provide({
+        actors: { runCall: codeCallRunner(path, (system) => bound(system).tools) },
+      }),
     },
   });
 };
@@ -149,6 +174,8 @@ export interface WindowDeps {
   readonly maxTokensPerStep: number;
   readonly maxRestarts: number;
   readonly live: LiveRegistry;
+  /** How long calls from code may take before the code is told they failed. */
+  readonly codeCallDeadlineMs?: number;
   readonly restartWindowMs: number;
   readonly userName: (user: User) => string | undefined;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
@@ -227,6 +254,7 @@ export const openWindow = (
           messages: input.messages,
           tools: input.tools,
           maxTokens: deps.maxTokensPerStep,
+          ...(input.container === null ? {} : { container: input.container }),
         },
         {
           signal,
@@ -249,6 +277,7 @@ export const openWindow = (
       offered: () => offeredNow,
       confirmer: { ask: (request, signal) => confirmations().ask(request, signal) },
       log: (event) => void record(event),
+      turn: currentTurn,
     },
   };
 
@@ -260,6 +289,9 @@ export const openWindow = (
         tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
         turn: log.status().turn,
         tokensUsed: log.usage().total,
+        ...(deps.codeCallDeadlineMs === undefined
+          ? {}
+          : { codeCallDeadlineMs: deps.codeCallDeadlineMs }),
       },
       clock: deps.clock,
     });
@@ -358,13 +390,7 @@ export const openWindow = (
         route,
         note,
         history: log.history().messages,
-        tools: tools.map(
-          (t): ModelTool => ({
-            name: t.name,
-            description: t.description,
-            input_schema: t.inputSchema,
-          }),
-        ),
+        tools: requestTools(assistant, tools),
       });
       return end;
     },

@@ -5,8 +5,9 @@
  * says what happened by emitting log events, and the model and the tools are
  * actors the host provides.
  */
-import { assign, emit, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
 import { tokensOf, type UnstampedEvent } from "../runtime/events.ts";
+import { type CodeRunInput, type CodeRunOutput, codeRunMachine } from "./codeRun.ts";
 import {
   type Message,
   type ModelResponse,
@@ -22,6 +23,8 @@ export interface ConversationInput {
   readonly tokenBudget: number;
   readonly turn?: number;
   readonly tokensUsed?: number;
+  /** How long calls from code may take before they are answered with an error. */
+  readonly codeCallDeadlineMs?: number;
 }
 
 export interface ConversationContext {
@@ -35,6 +38,16 @@ export interface ConversationContext {
   readonly response: ModelResponse | null;
   /** Text written this turn, step by step: what Stop keeps. */
   readonly written: ReadonlyArray<string>;
+  /** Model runs this turn (answers to code pauses are requests, not runs): what `maxSteps` bounds. */
+  readonly modelSteps: number;
+  /** Whether the next request answers a code pause. */
+  readonly continuing: boolean;
+  /** The code execution container of this turn, sent back with each request; none across turns. */
+  readonly container: string | null;
+  /** Calls from code made this prompt, in all, and per running script (`srvtoolu_…`). */
+  readonly codeCalls: number;
+  readonly scriptCalls: Readonly<Record<string, number>>;
+  readonly codeCallDeadlineMs: number | undefined;
 }
 
 export type ConversationEvent =
@@ -64,6 +77,8 @@ export interface CallModelInput {
   readonly tools: ReadonlyArray<ModelTool>;
   readonly turn: number;
   readonly step: number;
+  /** The container of the turn's code execution, once there is one. */
+  readonly container: string | null;
 }
 
 /** Input of the tools actor: the calls of one step, run through the call path. */
@@ -87,6 +102,26 @@ export const REFUSED = "Claude declined to answer this.";
 const toolCallsOf = (response: ModelResponse | null): ReadonlyArray<ToolUseBlock> =>
   (response?.content ?? []).filter((b): b is ToolUseBlock => b.type === "tool_use");
 
+/** Whether a call comes from code running in the code execution sandbox. */
+const fromCode = (call: ToolUseBlock): boolean =>
+  call.caller !== undefined && call.caller.type !== "direct";
+
+/** The code execution (`srvtoolu_…`) that made a call from code. */
+const scriptOf = (call: ToolUseBlock): string => call.caller?.tool_id ?? "";
+
+/** A script's output as the panel shows it: stdout, then stderr, then a failing return code. */
+const scriptOutput = (content: unknown): string => {
+  const result = (content ?? {}) as { stdout?: unknown; stderr?: unknown; return_code?: unknown };
+  const parts: string[] = [];
+  if (typeof result.stdout === "string" && result.stdout !== "") parts.push(result.stdout);
+  if (typeof result.stderr === "string" && result.stderr !== "") parts.push(result.stderr);
+  if (typeof result.return_code === "number" && result.return_code !== 0)
+    parts.push(`(exit code ${result.return_code})`);
+  if (parts.length === 0 && typeof (content as { error_code?: unknown })?.error_code === "string")
+    parts.push(`(error: ${(content as { error_code: string }).error_code})`);
+  return parts.join("\n");
+};
+
 /** What a stopped turn keeps: each finished step's text, then what the step in flight had told. */
 const partialOf = (written: ReadonlyArray<string>, streamed = ""): string =>
   (streamed === "" ? written : [...written, streamed]).join("\n\n");
@@ -97,6 +132,33 @@ const isModelError = (
   typeof error === "object" &&
   error !== null &&
   (error as { _tag?: unknown })._tag === "ModelError";
+
+/** The scripts a response starts (`server_tool_use`) and ends (`code_execution_tool_result`), as log events. */
+const scriptEvents = (context: ConversationContext): ReadonlyArray<UnstampedEvent> => {
+  const events: UnstampedEvent[] = [];
+  for (const block of context.response?.content ?? []) {
+    const b = block as { type: string; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown };
+    if (b.type === "server_tool_use" && b.name === "code_execution") {
+      const code = (b.input as { code?: unknown } | undefined)?.code;
+      events.push({
+        _tag: "ScriptStarted",
+        turn: context.turn,
+        toolId: String(b.id ?? ""),
+        code: typeof code === "string" ? code : "",
+      });
+    } else if (b.type.endsWith("code_execution_tool_result")) {
+      const toolId = String(b.tool_use_id ?? "");
+      events.push({
+        _tag: "ScriptFinished",
+        turn: context.turn,
+        toolId,
+        output: scriptOutput(b.content),
+        calls: context.scriptCalls[toolId] ?? 0,
+      });
+    }
+  }
+  return events;
+};
 
 /** Rethrows an error the machine has no answer for: the actor fails and its supervisor rebuilds it. */
 const crash = (error: unknown): never => {
@@ -123,6 +185,7 @@ export const conversationMachine = setup({
     runTools: fromCallback<ConversationEvent, RunToolsInput>(() =>
       crash(new Error("runTools is not provided")),
     ),
+    codeRun: codeRunMachine,
   },
   actions: {
     /** Emits one log event; the host stamps its time and appends it. */
@@ -132,7 +195,11 @@ export const conversationMachine = setup({
     overBudget: ({ context }) => context.tokensUsed >= context.tokenBudget,
     wantsTools: ({ context }) =>
       context.response?.stopReason === "tool_use" && toolCallsOf(context.response).length > 0,
-    stepsLeft: ({ context }) => context.step < context.maxSteps,
+    stepsLeft: ({ context }) => context.modelSteps < context.maxSteps,
+    codePause: ({ context }) => {
+      const calls = toolCallsOf(context.response);
+      return context.response?.stopReason === "tool_use" && calls.length > 0 && calls.every(fromCode);
+    },
     paused: ({ context }) => context.response?.stopReason === "pause_turn",
     refused: ({ context }) => context.response?.stopReason === "refusal",
   },
@@ -148,12 +215,27 @@ export const conversationMachine = setup({
     tools: [],
     response: null,
     written: [],
+    modelSteps: 0,
+    continuing: false,
+    container: null,
+    codeCalls: 0,
+    scriptCalls: {},
+    codeCallDeadlineMs: input.codeCallDeadlineMs,
   }),
   initial: "idle",
   states: {
     idle: {
       // Between turns the conversation lives in the log; an idle window keeps none of the last turn.
-      entry: assign({ messages: [], response: null, written: [], tools: [] }),
+      entry: assign({
+        messages: [],
+        response: null,
+        written: [],
+        tools: [],
+        container: null,
+        codeCalls: 0,
+        scriptCalls: {},
+        continuing: false,
+      }),
       on: {
         PROMPT: {
           target: "turn",
@@ -161,6 +243,7 @@ export const conversationMachine = setup({
             assign(({ context, event }) => ({
               turn: context.turn + 1,
               step: 0,
+              modelSteps: 0,
               response: null,
               written: [],
               tools: event.tools,
@@ -248,7 +331,11 @@ export const conversationMachine = setup({
         },
         requesting: {
           entry: [
-            assign({ step: ({ context }) => context.step + 1 }),
+            assign({
+              step: ({ context }) => context.step + 1,
+              modelSteps: ({ context }) => context.modelSteps + (context.continuing ? 0 : 1),
+              continuing: false,
+            }),
             {
               type: "log" as const,
               params: ({ context }) => ({
@@ -265,6 +352,7 @@ export const conversationMachine = setup({
               tools: context.tools,
               turn: context.turn,
               step: context.step,
+              container: context.container,
             }),
             onDone: {
               target: "deciding",
@@ -273,6 +361,7 @@ export const conversationMachine = setup({
                   const text = textOf(event.output.content);
                   return {
                     response: event.output,
+                    container: event.output.container?.id ?? context.container,
                     tokensUsed: context.tokensUsed + tokensOf(event.output.usage),
                     messages: [
                       ...context.messages,
@@ -291,6 +380,9 @@ export const conversationMachine = setup({
                     usage: context.response?.usage ?? { inputTokens: 0, outputTokens: 0 },
                   }),
                 },
+                enqueueActions(({ context, enqueue }) => {
+                  for (const event of scriptEvents(context)) enqueue.emit({ type: "log", event });
+                }),
               ],
             },
             onError: [
@@ -312,6 +404,7 @@ export const conversationMachine = setup({
         },
         deciding: {
           always: [
+            { guard: "codePause", target: "runningCode" },
             { guard: "wantsTools", target: "runningTools" },
             { guard: "paused", target: "checking" },
             {
@@ -338,6 +431,56 @@ export const conversationMachine = setup({
               },
             },
           ],
+        },
+        runningCode: {
+          invoke: {
+            src: "codeRun",
+            input: ({ context }): CodeRunInput => ({
+              calls: toolCallsOf(context.response),
+              usedBefore: context.codeCalls,
+              ...(context.codeCallDeadlineMs === undefined
+                ? {}
+                : { deadlineMs: context.codeCallDeadlineMs }),
+            }),
+            onDone: [
+              {
+                guard: ({ event }) => (event.output as CodeRunOutput)._tag === "OverCap",
+                target: "#conversation.idle",
+                actions: {
+                  type: "log" as const,
+                  params: ({ context, event }) => ({
+                    _tag: "Failed",
+                    turn: context.turn,
+                    error: (event.output as Extract<CodeRunOutput, { _tag: "OverCap" }>).error,
+                  }),
+                },
+              },
+              {
+                // A pause answered for the code: a request, not a run of the model, so not a step.
+                target: "checking",
+                actions: assign(({ context, event }) => {
+                  const calls = toolCallsOf(context.response);
+                  const scriptCalls = { ...context.scriptCalls };
+                  for (const call of calls)
+                    scriptCalls[scriptOf(call)] = (scriptCalls[scriptOf(call)] ?? 0) + 1;
+                  return {
+                    codeCalls: context.codeCalls + calls.length,
+                    scriptCalls,
+                    continuing: true,
+                    messages: [
+                      ...context.messages,
+                      {
+                        role: "user" as const,
+                        content: (event.output as Extract<CodeRunOutput, { _tag: "Answered" }>)
+                          .results,
+                      },
+                    ],
+                  };
+                }),
+              },
+            ],
+            onError: { actions: ({ event }) => crash(event.error) },
+          },
         },
         runningTools: {
           initial: "working",

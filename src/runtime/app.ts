@@ -37,6 +37,11 @@ export const AssistantConfig = Schema.Struct({
   }),
   windowContext: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   codeMode: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** The code execution tool's type sent in code mode. */
+  codeExecutionTool: Schema.optionalWith(
+    Schema.String.pipe(Schema.pattern(/^code_execution_\d{8}$/)),
+    { default: () => "code_execution_20260120" },
+  ),
 });
 
 /** What `createApp` takes for the assistant (defaults filled in). */

@@ -81,9 +81,16 @@ export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
   confirmId: Schema.String,
   answer: Schema.Literal("accepted", "declined", "timedOut"),
 });
-export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", { ...base, code: Schema.String });
+/** Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id. */
+export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {
+  ...base,
+  toolId: Schema.String,
+  code: Schema.String,
+});
+/** The code ended: what it printed (stdout, stderr, a failing exit code) and how many calls it made. */
 export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
   ...base,
+  toolId: Schema.String,
   output: Schema.String,
   calls: Int,
 });

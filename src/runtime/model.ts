@@ -29,13 +29,24 @@ export interface Message {
   readonly content: string | ReadonlyArray<ContentBlock>;
 }
 
-/** A tool as the Messages API takes it. */
-export interface ModelTool {
+/** One of the app's tools as the Messages API takes it. */
+export interface ClientTool {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Readonly<Record<string, unknown>>;
+  /** Code mode: who may call it (`["direct", "code_execution_20260120"]`); direct only when absent. */
+  readonly allowed_callers?: ReadonlyArray<string>;
   readonly [key: string]: unknown;
 }
+
+/** A tool Anthropic runs, such as code execution (`{ type: "code_execution_20260120", name: "code_execution" }`). */
+export interface ServerTool {
+  readonly type: string;
+  readonly name: string;
+}
+
+/** A tool in a request: the app's own, or one Anthropic runs. */
+export type ModelTool = ClientTool | ServerTool;
 
 export type StopReason =
   | "end_turn"

@@ -1,0 +1,147 @@
+/**
+ * One paused code execution (RFC 0027): Claude's code, running in Anthropic's
+ * sandbox, called the app's tools and waits for their results. The machine
+ * runs the pending calls one by one through an injected `runCall` actor and
+ * answers with one `tool_result` per pending call. Past the deadline (before
+ * the API's ~4-minute limit) whatever has not finished is answered with an
+ * error, so the code sees a failed call rather than a timeout. A prompt may
+ * make at most 500 calls from code; past that the run fails as unsupported.
+ */
+import { assign, fromPromise, setup } from "xstate";
+import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
+
+/** Calls from code one prompt may make. */
+export const MAX_CODE_CALLS = 500;
+
+/** How long pending calls may take before they are answered with an error: 3 min 30 s. */
+export const CODE_CALL_DEADLINE_MS = 210_000;
+
+/** The sentence a turn fails with past the cap. */
+export const tooManyCodeCalls = (cap: number): string =>
+  `This task made more than ${cap} calls from code in one prompt, more than code mode supports. Ask for a smaller part of it.`;
+
+/** The result a call gets when it was not done by the deadline. */
+export const lateResult = (deadlineMs: number): string =>
+  `error: the call did not finish within ${Math.round(deadlineMs / 1000)} s; it may still complete, so check before trying it again`;
+
+export interface CodeRunInput {
+  /** The pending calls of this pause, in order. */
+  readonly calls: ReadonlyArray<ToolUseBlock>;
+  /** Calls from code already made in this prompt. */
+  readonly usedBefore: number;
+  readonly cap?: number;
+  /** How long the pending calls may take: 3 min 30 s unless given. */
+  readonly deadlineMs?: number;
+}
+
+export interface CodeRunContext {
+  readonly calls: ReadonlyArray<ToolUseBlock>;
+  readonly results: ReadonlyArray<ToolResultBlock>;
+  readonly usedBefore: number;
+  readonly cap: number;
+  readonly deadlineMs: number;
+}
+
+/** How a pause ended: answered (one result per pending call), or over the cap. */
+export type CodeRunOutput =
+  | { readonly _tag: "Answered"; readonly results: ReadonlyArray<ToolResultBlock> }
+  | { readonly _tag: "OverCap"; readonly error: string };
+
+/**
+ * `checking → answering.{calling ⇄ next} → done`, or `timedOut` after the
+ * `deadline` delay (answers what is left with errors), or `overCap`. Provide
+ * `runCall` (a promise actor resolving to the call's `tool_result`) and, to
+ * change it, the `deadline` delay.
+ */
+export const codeRunMachine = setup({
+  types: {
+    input: {} as CodeRunInput,
+    context: {} as CodeRunContext,
+    output: {} as CodeRunOutput,
+  },
+  actors: {
+    runCall: fromPromise<ToolResultBlock, ToolUseBlock>(({ input }) =>
+      Promise.resolve({
+        type: "tool_result",
+        tool_use_id: input.id,
+        content: "error: runCall is not provided",
+        is_error: true,
+      }),
+    ),
+  },
+  delays: { deadline: ({ context }) => context.deadlineMs },
+  guards: {
+    overCap: ({ context }) => context.usedBefore + context.calls.length > context.cap,
+    allAnswered: ({ context }) => context.results.length >= context.calls.length,
+  },
+}).createMachine({
+  id: "codeRun",
+  context: ({ input }) => ({
+    calls: input.calls,
+    results: [],
+    usedBefore: input.usedBefore,
+    cap: input.cap ?? MAX_CODE_CALLS,
+    deadlineMs: input.deadlineMs ?? CODE_CALL_DEADLINE_MS,
+  }),
+  initial: "checking",
+  states: {
+    checking: {
+      always: [{ guard: "overCap", target: "overCap" }, { target: "answering" }],
+    },
+    answering: {
+      initial: "next",
+      after: { deadline: "timedOut" },
+      states: {
+        next: {
+          always: [{ guard: "allAnswered", target: "#codeRun.done" }, { target: "calling" }],
+        },
+        calling: {
+          invoke: {
+            src: "runCall",
+            input: ({ context }) => context.calls[context.results.length] as ToolUseBlock,
+            onDone: {
+              target: "next",
+              actions: assign({ results: ({ context, event }) => [...context.results, event.output] }),
+            },
+            onError: {
+              target: "next",
+              actions: assign({
+                results: ({ context, event }) => [
+                  ...context.results,
+                  {
+                    type: "tool_result" as const,
+                    tool_use_id: (context.calls[context.results.length] as ToolUseBlock).id,
+                    content: `error: ${event.error instanceof Error ? event.error.message : String(event.error)}`,
+                    is_error: true,
+                  },
+                ],
+              }),
+            },
+          },
+        },
+      },
+    },
+    timedOut: {
+      entry: assign({
+        results: ({ context }) => [
+          ...context.results,
+          ...context.calls.slice(context.results.length).map(
+            (call): ToolResultBlock => ({
+              type: "tool_result",
+              tool_use_id: call.id,
+              content: lateResult(context.deadlineMs),
+              is_error: true,
+            }),
+          ),
+        ],
+      }),
+      always: "done",
+    },
+    done: { type: "final" },
+    overCap: { type: "final" },
+  },
+  output: ({ context }): CodeRunOutput =>
+    context.usedBefore + context.calls.length > context.cap
+      ? { _tag: "OverCap", error: tooManyCodeCalls(context.cap) }
+      : { _tag: "Answered", results: context.results },
+});
