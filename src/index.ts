@@ -110,7 +110,7 @@ export { ModelError } from "./runtime/model.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/origin.ts";
 export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
 export { formatOutcome, ran } from "./runtime/outcome.ts";
-export type { PanelItem, PanelState } from "./runtime/panelItems.ts";
+export type { PanelItem, PanelState, ScriptStep } from "./runtime/panelItems.ts";
 export { panelItems } from "./runtime/panelItems.ts";
 export type {
   HistoryState,

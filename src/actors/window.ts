@@ -68,7 +68,11 @@ const routeOf = (route: string | null | undefined): string | null =>
  */
 const requestTools = (
   assistant: NonNullable<App["assistant"]>,
-  tools: ReadonlyArray<{ readonly name: string; readonly description: string; readonly inputSchema: Readonly<Record<string, unknown>> }>,
+  tools: ReadonlyArray<{
+    readonly name: string;
+    readonly description: string;
+    readonly inputSchema: Readonly<Record<string, unknown>>;
+  }>,
 ): ReadonlyArray<ModelTool> => {
   const out: ModelTool[] = tools.map((t): ModelTool => {
     const tool = { name: t.name, description: t.description, input_schema: t.inputSchema };

@@ -101,7 +101,9 @@ export const codeRunMachine = setup({
             input: ({ context }) => context.calls[context.results.length] as ToolUseBlock,
             onDone: {
               target: "next",
-              actions: assign({ results: ({ context, event }) => [...context.results, event.output] }),
+              actions: assign({
+                results: ({ context, event }) => [...context.results, event.output],
+              }),
             },
             onError: {
               target: "next",

@@ -7,7 +7,6 @@
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
 import { tokensOf, type UnstampedEvent } from "../runtime/events.ts";
-import { type CodeRunInput, type CodeRunOutput, codeRunMachine } from "./codeRun.ts";
 import {
   type Message,
   type ModelResponse,
@@ -16,6 +15,7 @@ import {
   type ToolUseBlock,
   textOf,
 } from "../runtime/model.ts";
+import { type CodeRunInput, type CodeRunOutput, codeRunMachine } from "./codeRun.ts";
 
 /** What the machine starts from: its bounds and, after a rebuild, where the log left off. */
 export interface ConversationInput {
@@ -137,7 +137,14 @@ const isModelError = (
 const scriptEvents = (context: ConversationContext): ReadonlyArray<UnstampedEvent> => {
   const events: UnstampedEvent[] = [];
   for (const block of context.response?.content ?? []) {
-    const b = block as { type: string; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown };
+    const b = block as {
+      type: string;
+      id?: unknown;
+      name?: unknown;
+      input?: unknown;
+      tool_use_id?: unknown;
+      content?: unknown;
+    };
     if (b.type === "server_tool_use" && b.name === "code_execution") {
       const code = (b.input as { code?: unknown } | undefined)?.code;
       events.push({
@@ -198,7 +205,9 @@ export const conversationMachine = setup({
     stepsLeft: ({ context }) => context.modelSteps < context.maxSteps,
     codePause: ({ context }) => {
       const calls = toolCallsOf(context.response);
-      return context.response?.stopReason === "tool_use" && calls.length > 0 && calls.every(fromCode);
+      return (
+        context.response?.stopReason === "tool_use" && calls.length > 0 && calls.every(fromCode)
+      );
     },
     paused: ({ context }) => context.response?.stopReason === "pause_turn",
     refused: ({ context }) => context.response?.stopReason === "refusal",

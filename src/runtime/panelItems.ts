@@ -38,14 +38,31 @@ export type PanelItem =
       readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
     }
   | {
+      /** Claude's code in the code execution sandbox: it opens to show the code, each call, the output. */
       readonly kind: "script";
       readonly turn: number;
+      /** The code execution's `srvtoolu_…` id. */
+      readonly toolId: string;
       readonly code: string;
+      /** Each call the code made, in order, as tool steps (a failed one where it happened). */
+      readonly steps: ReadonlyArray<ScriptStep>;
+      /** How many calls the code made (told again when it ends). */
       readonly calls: number;
+      /** What it printed; undefined while it runs. */
       readonly output?: string;
     }
   | { readonly kind: "error"; readonly turn: number; readonly error: string }
   | { readonly kind: "stopped"; readonly turn: number };
+
+/** A call from code, inside its script item. */
+export interface ScriptStep {
+  readonly callId: string;
+  readonly tool: string;
+  /** Undefined while it runs. */
+  readonly ok?: boolean;
+  readonly outcome?: string;
+  readonly link?: string;
+}
 
 export interface PanelState {
   readonly items: ReadonlyArray<PanelItem>;
@@ -73,6 +90,20 @@ const lastOf = <K extends Item["kind"]>(
     if (item.turn < turn) return undefined;
     if (item.kind === kind && matches(item as Extract<Item, { kind: K }>))
       return item as Extract<Item, { kind: K }>;
+  }
+  return undefined;
+};
+
+/** A call from code inside one of the turn's scripts (the newest scripts first). */
+const stepOf = (items: Item[], turn: number, callId: string): Draft<ScriptStep> | undefined => {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as Item;
+    if (item.turn < turn) return undefined;
+    if (item.kind !== "script") continue;
+    for (let j = item.steps.length - 1; j >= 0; j--) {
+      const step = item.steps[j] as Draft<ScriptStep>;
+      if (step.callId === callId) return step;
+    }
   }
   return undefined;
 };
@@ -121,17 +152,31 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           });
         return;
       }
-      case "ToolStarted":
+      case "ToolStarted": {
+        // A call from code goes inside its script, when the script is known.
+        const caller = event.caller;
+        const script =
+          caller.type === "code"
+            ? lastOf(items, event.turn, "script", (i) => i.toolId === caller.toolId)
+            : undefined;
+        if (script !== undefined) {
+          script.steps.push({ callId: event.callId, tool: event.tool });
+          script.calls = script.steps.length;
+          return;
+        }
         items.push({
           kind: "tool",
           turn: event.turn,
           callId: event.callId,
           tool: event.tool,
-          fromCode: event.caller.type === "code",
+          fromCode: caller.type === "code",
         });
         return;
+      }
       case "ToolFinished": {
-        const tool = lastOf(items, event.turn, "tool", (i) => i.callId === event.callId);
+        const tool =
+          lastOf(items, event.turn, "tool", (i) => i.callId === event.callId) ??
+          stepOf(items, event.turn, event.callId);
         if (tool === undefined) return;
         tool.ok = event.ok;
         tool.outcome = event.outcome;
@@ -160,14 +205,21 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         return;
       }
       case "ScriptStarted":
-        items.push({ kind: "script", turn: event.turn, code: event.code, calls: 0 });
+        items.push({
+          kind: "script",
+          turn: event.turn,
+          toolId: event.toolId,
+          code: event.code,
+          steps: [],
+          calls: 0,
+        });
         return;
       case "ScriptFinished": {
         const script = lastOf(
           items,
           event.turn,
           "script",
-          (i) => i.turn === event.turn && i.output === undefined,
+          (i) => i.toolId === event.toolId && i.output === undefined,
         );
         if (script) {
           script.output = event.output;

@@ -21,6 +21,11 @@ export {
 } from "./fakeModel.ts";
 export { countingIds } from "./ids.ts";
 export {
+  CODE_TOOL,
+  type CodeRunScript,
+  codeCalls,
+  codeFinished,
+  codeRuns,
   fails,
   isFailure,
   overloaded,

@@ -49,6 +49,7 @@ export const streamOf = (
       type: "message_start",
       message: {
         ...rest,
+        ...(container === undefined ? {} : { container }),
         content: [],
         stop_reason: null,
         usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) },
