@@ -55,7 +55,9 @@ describe("RFC 0027: the 214-invoice task in code mode", () => {
       const answer = lastUser(request.messages);
       expect(answer?.role).toBe("user");
       expect(
-        (answer?.content as ReadonlyArray<ContentBlock>).every((b) => b.type === "tool_result"),
+        ((answer?.content ?? []) as ReadonlyArray<ContentBlock>).every(
+          (b) => b.type === "tool_result",
+        ),
       ).toBe(true);
     }
 

@@ -73,7 +73,7 @@ describe("code mode over HTTP", () => {
       expect(body.container).toBe("container_1");
       const answer = body.messages.at(-1);
       expect(answer?.role).toBe("user");
-      expect((answer?.content as Array<{ type: string }>).map((b) => b.type)).toEqual([
+      expect(((answer?.content ?? []) as Array<{ type: string }>).map((b) => b.type)).toEqual([
         "tool_result",
       ]);
     }
