@@ -89,7 +89,11 @@ describe("public exports", () => {
   it("elyra-assistant/testing", () => {
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
       [
+        "CODE_TOOL",
         "answeringConfirmer",
+        "codeCalls",
+        "codeFinished",
+        "codeRuns",
         "confirmationBroker",
         "countingIds",
         "encodeEvent",
