@@ -1,24 +1,4 @@
-/**
- * Code mode (DESIGN §14, RFC 0027): the 214-invoice task (put the 37
- * invoices without a project on one) done two ways against the stand-in
- * Messages API over HTTP, through the host, `anthropic()` and the real SDK.
- *
- * - code mode: one model run; its code calls invoices_index once (the 214
- *   invoices go to the container, not the model), pauses once per update
- *   (37 `codeCalls`), then ends with `codeFinished`: the printed total and
- *   the answer.
- * - direct tool calling, the baseline: the model calls invoices_index itself
- *   (the whole list enters its context), then invoices_update in batches of
- *   parallel calls, then answers.
- *
- * Target: ≥ 10× fewer bytes entering the model's context, and fewer model
- * runs. Requests and bytes are counted on the client (the SDK's `fetch`);
- * wall time is a whole task, the stand-in in a child process.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { createHost } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import {
@@ -28,7 +8,6 @@ import {
   type ScriptedResponse,
   type StandInRequest,
   says,
-  standInMessagesApi,
   toolCall,
 } from "elyra-assistant/testing";
 import {
@@ -40,6 +19,7 @@ import {
   WITHOUT_PROJECT,
 } from "../spec/fixtures/invoiceBook.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
+import { serveStandInIfChild, startStandIn } from "./standInChild.ts";
 
 const TARGET_BYTES_RATIO = 10;
 const ROUNDS = 9;
@@ -137,37 +117,11 @@ const scripted = (request: StandInRequest): ScriptedResponse => {
     : { toolCalls: batch.map(update), stopReason: "tool_use" };
 };
 
-/** In the child: serves the stand-in, prints its URL, and lives as long as its stdin is open. */
-const serveStandIn = async () => {
-  // Ids of one width, so the request bytes are the same every task.
-  let n = 0;
-  const ids = { next: () => `${++n}`.padStart(8, "0") };
-  const api = await standInMessagesApi(scripted, { ids });
-  process.stdout.write(`${api.url}\n`);
-  process.stdin.resume();
-  process.stdin.on("end", () => void api.close().then(() => process.exit(0)));
-};
-
-const here = fileURLToPath(import.meta.url);
-if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  if (process.argv.includes("--stand-in")) await serveStandIn();
-}
-
-/** Starts the stand-in in a child process (`node --import tsx`), resolving with its URL. */
-const startStandIn = async (): Promise<{ url: string; child: ChildProcess }> => {
-  const child = spawn(process.execPath, ["--import", "tsx", here, "--stand-in"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const [url] = (await Promise.race([
-    once(lines, "line"),
-    once(child, "exit").then(([code]) => {
-      throw new Error(`the stand-in exited (${String(code)}) before it listened`);
-    }),
-  ])) as [string];
-  return { url, child };
-};
+// In the child: the stand-in, with ids of one width, so the request bytes are the same every task.
+let n = 0;
+await serveStandInIfChild(import.meta.url, scripted, {
+  ids: { next: () => `${++n}`.padStart(8, "0") },
+});
 
 /* ---------------------------------------------------------------------------------------------
  * Counting, on the client: every request the SDK sends, as it sends it.
@@ -327,7 +281,7 @@ interface Way {
 }
 
 const run = async (): Promise<BenchResult> => {
-  const { url, child } = await startStandIn();
+  const { url, child } = await startStandIn(import.meta.url);
   const seen: Record<"code" | "direct", Task[]> = { code: [], direct: [] };
   try {
     for (let i = 0; i < WARMUP_TASKS; i++) {

@@ -1,26 +1,14 @@
-/**
- * The streamed turn (DESIGN §14): three tool steps, then a 4 KB answer in
- * 1 000 pieces, over HTTP from the stand-in Messages API. The whole pipeline
- * (host, window, `anthropic()`, call path, log, coalescer, an `events$`
- * subscriber) against the bare SDK stream loop written by hand, side by side
- * in one run. Target: ≤ 1.10× the bare loop in CPU.
- *
- * The stand-in runs in a child process (this file, started with
- * `--stand-in`), so the CPU measured here is the client's alone.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
-import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import Anthropic from "@anthropic-ai/sdk";
 import { type AnyCommand, createApp, createHost, type LogEvent, offered } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
-import { type StandInRequest, says, standInMessagesApi, toolCall } from "elyra-assistant/testing";
+import { type StandInRequest, says, toolCall } from "elyra-assistant/testing";
 import { crmCommands } from "../examples/crm/commands.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
+import { serveStandInIfChild, startStandIn } from "./standInChild.ts";
 
 const TARGET_CPU_RATIO = 1.1;
 const ROUNDS = 11;
@@ -54,34 +42,8 @@ const scripted = (request: StandInRequest) => {
     : toolCall(call.name, call.input, { paceMs: 0 });
 };
 
-/** In the child: serves the stand-in, prints its URL, and lives as long as its stdin is open. */
-const serveStandIn = async () => {
-  const api = await standInMessagesApi(scripted);
-  process.stdout.write(`${api.url}\n`);
-  process.stdin.resume();
-  process.stdin.on("end", () => void api.close().then(() => process.exit(0)));
-};
-
-const here = fileURLToPath(import.meta.url);
-if (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  if (process.argv.includes("--stand-in")) await serveStandIn();
-}
-
-/** Starts the stand-in in a child process (`node --import tsx`), resolving with its URL. */
-const startStandIn = async (): Promise<{ url: string; child: ChildProcess }> => {
-  const child = spawn(process.execPath, ["--import", "tsx", here, "--stand-in"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const [url] = (await Promise.race([
-    once(lines, "line"),
-    once(child, "exit").then(([code]) => {
-      throw new Error(`the stand-in exited (${String(code)}) before it listened`);
-    }),
-  ])) as [string];
-  return { url, child };
-};
+// In the child: the stand-in.
+await serveStandInIfChild(import.meta.url, scripted);
 
 /** A process's CPU so far, ms, from /proc (Linux; USER_HZ 100: 10 ms ticks); null elsewhere. */
 const processCpuMs = async (pid: number | undefined): Promise<number | null> => {
@@ -297,7 +259,7 @@ const r2 = (value: number) => Math.round(value * 100) / 100;
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
 
 const run = async (): Promise<BenchResult> => {
-  const { url, child } = await startStandIn();
+  const { url, child } = await startStandIn(import.meta.url);
   const bare = bareLoop(url);
   const side = pipeline(url);
   const seen: Seen[] = [];
