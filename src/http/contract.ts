@@ -1,0 +1,87 @@
+/**
+ * The wire between a window in the browser and its host: routes, headers and
+ * bodies. Shared by the HTTP handler (`elyra-assistant/http`) and the browser
+ * client (`elyra-assistant/ui`), so both read the same contract. Pure: no
+ * Node built-ins.
+ */
+import { Schema } from "effect";
+
+/** Where the routes are mounted unless told otherwise. */
+export const BASE_PATH = "/__assistant";
+
+/** The header that carries the host's token: every route needs it. */
+export const TOKEN_HEADER = "x-elyra-token";
+
+/** The header that names the window (its client id). */
+export const CLIENT_HEADER = "x-elyra-client";
+
+/** A client id: 1 to 128 letters, digits, `_` or `-`. */
+export const ClientId = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{1,128}$/, {
+    message: () => "must be 1 to 128 letters, digits, _ or -",
+  }),
+);
+
+/** `POST /prompt`: the text and the route the user is on, or a bare string. */
+export const PromptBody = Schema.Union(
+  Schema.String,
+  Schema.Struct({
+    text: Schema.String,
+    route: Schema.optional(Schema.NullOr(Schema.String)),
+  }),
+);
+
+/** `POST /confirm`: the answer to one confirmation, echoing what the dialog showed. */
+export const ConfirmBody = Schema.Struct({
+  confirmId: Schema.String,
+  accept: Schema.Boolean,
+  tool: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Unknown),
+});
+
+/** `POST /selected`: what is selected of one kind (`[]` clears it), on a route. */
+export const SelectedBody = Schema.Struct({
+  kind: Schema.String,
+  ids: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  route: Schema.optional(Schema.NullOr(Schema.String)),
+});
+
+/** `POST /live` opens nothing: live queries are `GET /live?command=…&args=<json>`, an SSE stream of results. */
+export const LiveQuery = Schema.Struct({
+  command: Schema.String,
+  args: Schema.optional(Schema.String),
+});
+
+/** A tool as `POST /tools` lists it: offered to this user now. */
+export interface ToolInfo {
+  readonly name: string;
+  readonly description: string;
+  /** Whether the user is asked before it runs. */
+  readonly asksFirst: boolean;
+}
+
+/** Every error answer: a type a program can test and a message a person can read. */
+export interface ErrorBody {
+  readonly error: { readonly type: string; readonly message: string };
+}
+
+/**
+ * The routes, relative to the base path:
+ * - `POST /prompt` → 202 `{turn}` (the turn runs on; watch `/events`), 409 while a turn runs;
+ * - `POST /confirm` → 200 `{result}` (`Accepted`, `Declined`, `UnknownConfirmation`, …);
+ * - `POST /stop`, `POST /reset` → 204;
+ * - `POST /tools` → 200 `{tools: ToolInfo[]}`;
+ * - `POST /selected` → 204;
+ * - `GET /events` → SSE, each log event as `id: <seq>` and `data: <json>`, resumable with `Last-Event-ID`;
+ * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query.
+ */
+export const ROUTES = [
+  "prompt",
+  "confirm",
+  "stop",
+  "reset",
+  "tools",
+  "selected",
+  "events",
+  "live",
+] as const;
