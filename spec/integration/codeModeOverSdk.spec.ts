@@ -87,6 +87,11 @@ describe("code mode over HTTP", () => {
         }
       });
     });
+    // The code arrives whole through the stream's input_json_delta pieces.
+    expect(events.find((e) => e._tag === "ScriptStarted")).toMatchObject({
+      toolId: "srvtoolu_1",
+      code: "for i in ids: await invoices_update(...)",
+    });
     const tags = events.map((e) => e._tag);
     const between = tags.slice(tags.indexOf("ScriptStarted"), tags.indexOf("ScriptFinished"));
     expect(between.filter((t) => t === "ToolFinished")).toHaveLength(37);
