@@ -111,7 +111,7 @@ export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/origin
 export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
 export { formatOutcome, ran } from "./runtime/outcome.ts";
 export type { PanelItem, PanelState, ScriptStep } from "./runtime/panelItems.ts";
-export { panelItems } from "./runtime/panelItems.ts";
+export { panelItems, SCRIPT_CUT_SHORT } from "./runtime/panelItems.ts";
 export type {
   HistoryState,
   Projection,

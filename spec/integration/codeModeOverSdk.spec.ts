@@ -3,7 +3,7 @@
  * over HTTP. The stand-in refuses, as the API does, a pause answered without
  * the container or with anything but one tool_result per pending call.
  */
-import { createHost, lateResult, tooManyCodeCalls } from "elyra-assistant";
+import { createHost, lateResult, SCRIPT_CUT_SHORT, tooManyCodeCalls } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import {
   codeCalls,
@@ -149,6 +149,11 @@ describe("code mode over HTTP", () => {
     const end = await w.prompt("Touch every invoice twice");
     expect(end).toMatchObject({ _tag: "Failed", error: tooManyCodeCalls(500) });
     expect(book.runs.get("invoices_update")).toBe(250);
+    // The script the turn ended before says so in the panel.
+    expect(w.panel().items.find((i) => i.kind === "script")).toMatchObject({
+      calls: 250,
+      output: SCRIPT_CUT_SHORT,
+    });
   });
 
   it("a call still running at the deadline is answered with an error before the API's limit (SimulatedClock)", async () => {

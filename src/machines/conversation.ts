@@ -203,12 +203,10 @@ export const conversationMachine = setup({
     wantsTools: ({ context }) =>
       context.response?.stopReason === "tool_use" && toolCallsOf(context.response).length > 0,
     stepsLeft: ({ context }) => context.modelSteps < context.maxSteps,
-    codePause: ({ context }) => {
-      const calls = toolCallsOf(context.response);
-      return (
-        context.response?.stopReason === "tool_use" && calls.length > 0 && calls.every(fromCode)
-      );
-    },
+    // Any call from code makes the response a pause for the code: all its calls are answered
+    // together, as one user message of tool_result blocks.
+    codePause: ({ context }) =>
+      context.response?.stopReason === "tool_use" && toolCallsOf(context.response).some(fromCode),
     paused: ({ context }) => context.response?.stopReason === "pause_turn",
     refused: ({ context }) => context.response?.stopReason === "refusal",
   },
@@ -468,7 +466,7 @@ export const conversationMachine = setup({
                 // A pause answered for the code: a request, not a run of the model, so not a step.
                 target: "checking",
                 actions: assign(({ context, event }) => {
-                  const calls = toolCallsOf(context.response);
+                  const calls = toolCallsOf(context.response).filter(fromCode);
                   const scriptCalls = { ...context.scriptCalls };
                   for (const call of calls)
                     scriptCalls[scriptOf(call)] = (scriptCalls[scriptOf(call)] ?? 0) + 1;

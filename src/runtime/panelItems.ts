@@ -54,6 +54,9 @@ export type PanelItem =
   | { readonly kind: "error"; readonly turn: number; readonly error: string }
   | { readonly kind: "stopped"; readonly turn: number };
 
+/** What a script item shows when its turn ended before the code did. */
+export const SCRIPT_CUT_SHORT = "(the turn ended before the code finished)";
+
 /** A call from code, inside its script item. */
 export interface ScriptStep {
   readonly callId: string;
@@ -120,6 +123,8 @@ const endTurn = (draft: Draft<PanelState>, turn: number) => {
     if (item.turn !== turn) break;
     if (item.kind === "answer") item.streaming = false;
     if (item.kind === "confirm" && item.answer === undefined) item.answer = "cancelled";
+    // A script the turn ended before (Stop, a failure, the cap) is over too: it says so.
+    if (item.kind === "script" && item.output === undefined) item.output = SCRIPT_CUT_SHORT;
   }
 };
 

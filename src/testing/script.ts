@@ -315,8 +315,8 @@ export const codeCalls = (
 });
 
 /**
- * The code ends: a `code_execution_tool_result` with what it printed, then
- * the answer's text and `end_turn`.
+ * The code ends: the answer's text and a `code_execution_tool_result` with
+ * what it printed (a script sends text before other blocks), and `end_turn`.
  */
 export const codeFinished = (
   result: { readonly stdout?: string; readonly stderr?: string; readonly returnCode?: number },
