@@ -31,6 +31,7 @@ describe("public exports", () => {
         "PromptRefused",
         "REFUSED",
         "Reset",
+        "SCRIPT_CUT_SHORT",
         "STOPPED_MARK",
         "ScriptFinished",
         "ScriptStarted",
