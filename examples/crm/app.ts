@@ -1,0 +1,38 @@
+/**
+ * The example CRM as an app: its commands, who may do what, and what the
+ * in-app assistant may do (everything the user may, asking first before any
+ * delete).
+ */
+import { createApp } from "elyra-assistant";
+import type { CrmDb } from "./db.ts";
+import { crmSqliteCommands } from "./sqliteCommands.ts";
+
+/** A signed-in member of staff. */
+export interface CrmUser {
+  readonly id: number;
+  readonly name: string;
+  readonly abilities: ReadonlyArray<string>;
+}
+
+/** The demo's one user, signed in for every request. */
+export const DEMO_USER: CrmUser = {
+  id: 1,
+  name: "Ada",
+  abilities: ["customers.*", "invoices.*"],
+};
+
+/** The CRM's app over one database. */
+export const crmApp = (db: CrmDb) =>
+  createApp({
+    commands: crmSqliteCommands(db),
+    userAbilities: (user) => (user as CrmUser).abilities,
+    assistant: {
+      allow: ["customers.*", "invoices.*"],
+      confirm: ["customers.destroy", "invoices.destroy"],
+      rateLimit: { calls: 30, perSeconds: 60 },
+      windowContext: true,
+      instructions:
+        "You help the staff of a small agency look after its customers and their invoices. " +
+        "Amounts are in euros. Keep answers short; name invoices by number (INV-0042) and customers by name.",
+    },
+  });

@@ -1,0 +1,52 @@
+/**
+ * Which model the example CRM talks to, from the environment: Claude with an
+ * API key, Claude through a backend proxy, or the offline demo model.
+ */
+import type { Model } from "elyra-assistant";
+import { anthropic } from "elyra-assistant/anthropic";
+import { DEMO_NOTICE, demoModel } from "./demoModel.ts";
+
+/** A model and what to say about it. */
+export interface ModelChoice {
+  readonly model: Model;
+  /** Printed at start: which model answers. */
+  readonly label: string;
+  /** Shown in the panel (its `notice`), or null. */
+  readonly notice: string | null;
+}
+
+const set = (value: string | undefined): value is string =>
+  value !== undefined && value.trim() !== "";
+
+/**
+ * - `ANTHROPIC_API_KEY` set: Claude, with that key;
+ * - else `ELYRA_PROXY_URL` set: Claude through the proxy at that URL, with
+ *   `ELYRA_PROXY_TOKEN` as the bearer token the proxy's `authenticate` reads;
+ * - else the demo model: scripted answers, no network.
+ */
+export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>): ModelChoice => {
+  if (set(env.ANTHROPIC_API_KEY)) {
+    return {
+      model: anthropic({ apiKey: env.ANTHROPIC_API_KEY }),
+      label: "Claude (ANTHROPIC_API_KEY)",
+      notice: null,
+    };
+  }
+  if (set(env.ELYRA_PROXY_URL)) {
+    return {
+      // The SDK wants some credential; a proxy that knows its users another way ignores this one.
+      model: anthropic({
+        baseURL: env.ELYRA_PROXY_URL,
+        authToken: set(env.ELYRA_PROXY_TOKEN) ? env.ELYRA_PROXY_TOKEN : "elyra-crm",
+      }),
+      label: `Claude through the proxy at ${env.ELYRA_PROXY_URL}`,
+      notice: null,
+    };
+  }
+  return {
+    model: demoModel(),
+    label:
+      "the offline demo model (scripted answers, not Claude; set ANTHROPIC_API_KEY to talk to Claude)",
+    notice: DEMO_NOTICE,
+  };
+};
