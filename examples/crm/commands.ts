@@ -1,6 +1,7 @@
 /**
- * The example CRM's commands over an in-memory store. The example app (issue 7)
- * puts the same commands on SQLite; the call-path demo uses them as they are.
+ * A small CRM's commands over an in-memory store, for the call-path demo, the
+ * window-context spec and the benches. The example app itself runs on SQLite
+ * (sqliteCommands.ts).
  */
 import { Schema } from "effect";
 import { defineCommand } from "elyra-assistant";

@@ -506,8 +506,8 @@ const seed = (sql: Database.Database, today: string, options: SeedOptions) => {
       const issued = addDays(today, -Math.floor(next() * 200));
       const due = addDays(issued, 30);
       const pastDue = due < today;
-      // Most invoices past their due date are paid; about one in three is not (overdue).
-      const paid = pastDue ? next() < 0.65 : next() < 0.2;
+      // Most invoices past their due date are paid; about one in five is not (overdue).
+      const paid = pastDue ? next() < 0.8 : next() < 0.2;
       const paidOn = paid ? addDays(issued, 5 + Math.floor(next() * 40)) : null;
       insertInvoice.run(
         id,

@@ -1,5 +1,5 @@
 /**
- * `npm start` until the example CRM app lands: a scripted walk through the one
+ * `npm run demo`: a scripted walk through the one
  * call path, printing what the model would be told at each step.
  */
 import {

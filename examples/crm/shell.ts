@@ -1,0 +1,75 @@
+/**
+ * The HTML page every app route is served: the header, an empty main for the
+ * browser app to fill, and the assistant's panel docked at the side. The
+ * host's token rides in a meta tag for the browser app to send back.
+ */
+
+/** `&`, `<`, `>`, `"` and `'` as entities, for text and attribute values. */
+export const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
+
+const STYLE = `
+:root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 15px; }
+* { box-sizing: border-box; }
+body { margin: 0; display: grid; grid-template-columns: 1fr minmax(320px, 400px); grid-template-rows: auto 1fr; height: 100vh; }
+header { grid-column: 1 / -1; display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1f2937; color: #f9fafb; }
+header strong { font-size: 1.05rem; }
+header nav { display: flex; gap: 1rem; }
+header a { color: #d1d5db; text-decoration: none; }
+header a[aria-current="page"] { color: #fff; text-decoration: underline; }
+header .user { margin-left: auto; color: #9ca3af; }
+main { overflow: auto; padding: 1rem 1.5rem 3rem; }
+elyra-assistant-panel { border-left: 1px solid #e5e7eb; overflow: hidden; min-height: 0; }
+h1 { font-size: 1.4rem; margin: .4rem 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.6rem 0 .6rem; }
+form.filters { display: flex; flex-wrap: wrap; gap: .8rem 1.2rem; align-items: center; margin-bottom: .8rem; }
+input[type="search"] { padding: .35rem .5rem; min-width: 22rem; font: inherit; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #f0f0f0; white-space: nowrap; }
+th { font-weight: 600; color: #4b5563; border-bottom-color: #d1d5db; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.selected td { background: #eff6ff; }
+.status-overdue { color: #b91c1c; font-weight: 600; }
+.status-paid { color: #047857; }
+.pager { display: flex; gap: .8rem; align-items: center; margin-top: .8rem; color: #4b5563; }
+.selection { display: flex; gap: .8rem; align-items: center; min-height: 2rem; color: #1d4ed8; }
+.asks { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
+.asks button { border: 1px solid #c7d2fe; background: #eef2ff; color: #3730a3; border-radius: 999px; padding: .3rem .8rem; font: inherit; cursor: pointer; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
+dt { color: #6b7280; }
+dd { margin: 0; }
+.missing { color: #b91c1c; }
+.updated { animation: flash 1.2s ease-out; }
+@keyframes flash { from { background: #fef9c3; } to { background: transparent; } }
+`;
+
+/**
+ * The page: `token` goes in `<meta name="elyra-token">`; `notice`, when
+ * given, is the panel's `notice` attribute.
+ */
+export const shell = (options: { readonly token: string; readonly notice: string | null }) =>
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="elyra-token" content="${escapeHtml(options.token)}">
+<title>Elyra CRM</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<strong>Elyra CRM</strong>
+<nav><a href="#/customers" data-nav="customers">Customers</a><a href="#/invoices" data-nav="invoices">Invoices</a></nav>
+<button type="button" id="ask">Ask the assistant</button>
+<span class="user">Signed in as Ada</span>
+</header>
+<main id="page" tabindex="-1"></main>
+<elyra-assistant-panel${options.notice === null ? "" : ` notice="${escapeHtml(options.notice)}"`}></elyra-assistant-panel>
+<script type="module" src="/app.js"></script>
+</body>
+</html>
+`;
