@@ -147,6 +147,10 @@ describe("the demo model's rules", () => {
     expect(decide("Delete these", { selected: { customers: [1, 2] } })).toMatchObject({
       say: expect.stringContaining("one at a time"),
     });
+    expect(decide("Mark this invoice paid", { route: "/invoices/31" })).toEqual({
+      call: "invoices_update",
+      input: { id: 31, paid: true },
+    });
     expect(decide("Find Hopper", {})).toEqual({
       call: "customers_index",
       input: { search: "Hopper" },
