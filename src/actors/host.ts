@@ -52,6 +52,8 @@ export class WindowOwnerMismatch extends Error {
 }
 
 export interface Host {
+  /** The app the host runs. */
+  readonly app: App;
   /** The conversation of one window, spawned on first use; a window belongs to one user. */
   readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
   /** The one call path every window (and MCP) goes through. */
@@ -123,6 +125,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
   };
   return {
+    app,
     path,
     live,
     window: (clientId, { user }) => {

@@ -93,8 +93,14 @@ export interface AssistantWindow {
   readonly clientId: string;
   /** Resolves once the window's log is loaded (methods wait for it themselves). */
   readonly ready: Promise<void>;
-  /** Starts a turn and resolves with the event that ended it. */
-  readonly prompt: (input: PromptInput) => Promise<TurnEnd>;
+  /**
+   * Starts a turn and resolves with the event that ended it. `onStarted` is
+   * told the turn's number once it has started, for callers that answer then.
+   */
+  readonly prompt: (
+    input: PromptInput,
+    options?: { readonly onStarted?: (turn: number) => void },
+  ) => Promise<TurnEnd>;
   /** Answers a confirmation of this window, once. */
   readonly confirm: (
     confirmId: string,
@@ -358,7 +364,7 @@ export const openWindow = (
     setUser: (next) => {
       user = next;
     },
-    prompt: async (input) => {
+    prompt: async (input, options = {}) => {
       if (assistant === undefined)
         throw new PromptRefused("noAssistant", "this app has no assistant");
       const running = await live();
@@ -387,7 +393,8 @@ export const openWindow = (
             argumentNames: (command) => deps.app.commands.get(command)?.argumentNames,
           })
         : null;
-      const end = turnEnd(running.getSnapshot().context.turn + 1);
+      const turn = running.getSnapshot().context.turn + 1;
+      const end = turnEnd(turn);
       running.send({
         type: "PROMPT",
         text,
@@ -396,6 +403,7 @@ export const openWindow = (
         history: log.history().messages,
         tools: requestTools(assistant, tools),
       });
+      options.onStarted?.(turn);
       return end;
     },
     confirm: async (confirmId, accept, echo = {}) => {

@@ -22,14 +22,14 @@ export const ClientId = Schema.String.pipe(
   }),
 );
 
+/** `POST /prompt` as an object: the text and the route the user is on. */
+export const PromptFields = Schema.Struct({
+  text: Schema.String,
+  route: Schema.optional(Schema.NullOr(Schema.String)),
+});
+
 /** `POST /prompt`: the text and the route the user is on, or a bare string. */
-export const PromptBody = Schema.Union(
-  Schema.String,
-  Schema.Struct({
-    text: Schema.String,
-    route: Schema.optional(Schema.NullOr(Schema.String)),
-  }),
-);
+export const PromptBody = Schema.Union(Schema.String, PromptFields);
 
 /** `POST /confirm`: the answer to one confirmation, echoing what the dialog showed. */
 export const ConfirmBody = Schema.Struct({
@@ -52,6 +52,34 @@ export const LiveQuery = Schema.Struct({
   args: Schema.optional(Schema.String),
 });
 
+/**
+ * `GET /events` resumes after the `Last-Event-ID` header (or `?lastEventId=`):
+ * the seq of the last event the window has.
+ */
+export const LastEventId = Schema.String.pipe(
+  Schema.pattern(/^\d{1,15}$/, { message: () => "must be the seq of an event: digits only" }),
+);
+
+/** The largest body a route reads; a longer one is answered 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** `POST /prompt`'s answer: the number of the turn that started. */
+export interface PromptAccepted {
+  readonly turn: number;
+}
+
+/** What became of a confirmation's answer. Only `Answered` settled it; the others changed nothing. */
+export type ConfirmResult =
+  | { readonly _tag: "Answered"; readonly answer: "accepted" | "declined" | "timedOut" }
+  | { readonly _tag: "UnknownConfirmation" }
+  | { readonly _tag: "OtherWindow" }
+  | { readonly _tag: "Mismatch" };
+
+/** `POST /confirm`'s answer. */
+export interface ConfirmResponse {
+  readonly result: ConfirmResult;
+}
+
 /** A tool as `POST /tools` lists it: offered to this user now. */
 export interface ToolInfo {
   readonly name: string;
@@ -60,15 +88,50 @@ export interface ToolInfo {
   readonly asksFirst: boolean;
 }
 
+/**
+ * What an error answer's `type` says:
+ * - `forbidden` (403): the host's token is missing or wrong;
+ * - `unauthenticated` (401): `authenticate` found no user;
+ * - `notYourWindow` (403): the client id names another user's window;
+ * - `badRequest` (400): a header, query or body that does not decode, named in the message;
+ * - `tooLarge` (413): a body over {@link MAX_BODY_BYTES};
+ * - `turnInProgress`, `windowFailed`, `closed` (409): the prompt (or reset) cannot start now;
+ * - `noAssistant` (404): the app has no assistant;
+ * - live queries refused: `unknownCommand`, `notLive`, `badArguments`, `tooMany` (400),
+ *   `notAllowed`, `noAbility` (403);
+ * - `notFound` (404), `methodNotAllowed` (405);
+ * - `internal` (500): nothing more is said; the host logs it.
+ */
+export type ErrorType =
+  | "forbidden"
+  | "unauthenticated"
+  | "notYourWindow"
+  | "badRequest"
+  | "tooLarge"
+  | "turnInProgress"
+  | "windowFailed"
+  | "closed"
+  | "noAssistant"
+  | "unknownCommand"
+  | "notLive"
+  | "badArguments"
+  | "tooMany"
+  | "notAllowed"
+  | "noAbility"
+  | "notFound"
+  | "methodNotAllowed"
+  | "internal";
+
 /** Every error answer: a type a program can test and a message a person can read. */
 export interface ErrorBody {
-  readonly error: { readonly type: string; readonly message: string };
+  readonly error: { readonly type: ErrorType; readonly message: string };
 }
 
 /**
  * The routes, relative to the base path:
  * - `POST /prompt` → 202 `{turn}` (the turn runs on; watch `/events`), 409 while a turn runs;
- * - `POST /confirm` → 200 `{result}` (`Accepted`, `Declined`, `UnknownConfirmation`, …);
+ *   its body is a {@link PromptBody}, as JSON, at most {@link MAX_BODY_BYTES} (413 beyond);
+ * - `POST /confirm` → 200 `{result}`, a {@link ConfirmResult} (`Answered`, `UnknownConfirmation`, …);
  * - `POST /stop`, `POST /reset` → 204;
  * - `POST /tools` → 200 `{tools: ToolInfo[]}`;
  * - `POST /selected` → 204;

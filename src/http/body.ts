@@ -1,0 +1,62 @@
+/**
+ * Reading what a request carries: a JSON body of bounded size, a header or a
+ * query parameter, each decoded by its schema from the contract. A value that
+ * does not decode is refused with the field named.
+ */
+import { Either, type ParseResult, Schema } from "effect";
+import { issueLines, issuesOf } from "../runtime/issues.ts";
+import { badRequest, type HttpRefusal, tooLarge } from "./refusal.ts";
+
+/** Reads the body as JSON: refused when over `limit` bytes, not UTF-8 or not JSON. */
+export const readJson = async (
+  request: Request,
+  limit: number,
+): Promise<Either.Either<unknown, HttpRefusal>> => {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return Either.left(tooLarge(limit));
+  if (request.body === null) return Either.left(badRequest("the body must be JSON"));
+  // Counted as it arrives: a missing or lying content-length must not let a body grow unbounded.
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return Either.left(tooLarge(limit));
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return Either.right(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)));
+  } catch {
+    return Either.left(badRequest("the body must be JSON"));
+  }
+};
+
+/** What a parse error says, each issue as `field: problem`, the whole value named `what`. */
+const describe = (error: ParseResult.ParseError, what: string): string =>
+  issueLines(issuesOf(error))
+    .map((line) => (line.startsWith("arguments:") ? `${what}:${line.slice(10)}` : line))
+    .join("; ");
+
+/**
+ * Decodes a value by a schema; refused as a bad request naming each field
+ * (`text: expected string, got 5`), the value itself as `what`.
+ */
+export const decode = <A, I>(
+  schema: Schema.Schema<A, I>,
+  value: unknown,
+  what = "body",
+): Either.Either<A, HttpRefusal> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(value), (error) =>
+    badRequest(describe(error, what)),
+  );

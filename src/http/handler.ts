@@ -1,0 +1,270 @@
+/**
+ * The host over HTTP: the routes of the contract as one fetch handler. Every
+ * route checks the host's token, then who the user is, then that the window
+ * is theirs, before it reads anything else of the request.
+ */
+import { Either, type Schema } from "effect";
+import { type Context, Hono } from "hono";
+import type { Host } from "../actors/host.ts";
+import type { AssistantWindow, PromptInput } from "../actors/window.ts";
+import { offered } from "../runtime/catalog.ts";
+import type { User } from "../runtime/origin.ts";
+import { decode, readJson } from "./body.ts";
+import {
+  BASE_PATH,
+  CLIENT_HEADER,
+  ClientId,
+  ConfirmBody,
+  type ConfirmResponse,
+  LastEventId,
+  LiveQuery,
+  MAX_BODY_BYTES,
+  type PromptAccepted,
+  PromptBody,
+  PromptFields,
+  type ROUTES,
+  SelectedBody,
+  TOKEN_HEADER,
+  type ToolInfo,
+} from "./contract.ts";
+import {
+  badRequest,
+  forbidden,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  refusalOf,
+  unauthenticated,
+} from "./refusal.ts";
+import { sseResponse } from "./sse.ts";
+import { sameToken } from "./token.ts";
+
+/** What {@link assistantHttp} needs besides the host. */
+export interface AssistantHttpOptions {
+  /** The host's token, or how to read it per request; every route needs it in `x-elyra-token`. */
+  readonly token: string | ((request: Request) => string | Promise<string>);
+  /** Who the user is (from the app's session); `undefined` or `null` answers 401. */
+  readonly authenticate: (request: Request) => User | undefined | Promise<User | undefined>;
+  /** Where the routes are mounted: `/__assistant`. */
+  readonly basePath?: string;
+  /** How often an open event stream sends a comment line: 15 s. */
+  readonly heartbeatMs?: number;
+  /** Told of each error that is a bug (answered 500 with nothing of it): `console.error` by default. */
+  readonly onError?: (error: unknown, request: Request) => void;
+}
+
+/** A fetch handler: what Hono, Bun, Deno and workers serve, and `toNodeListener` on Node. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+type Env = { Variables: { user: User } };
+
+/** The method each route of the contract takes: a route added there must be given one here. */
+const ALLOW: Readonly<Record<(typeof ROUTES)[number], "GET" | "POST">> = {
+  prompt: "POST",
+  confirm: "POST",
+  stop: "POST",
+  reset: "POST",
+  tools: "POST",
+  selected: "POST",
+  events: "GET",
+  live: "GET",
+};
+
+const noContent = () => new Response(null, { status: 204 });
+
+/** The window the client header names, opened for the signed-in user. */
+const windowOf = (host: Host, c: Context<Env>): AssistantWindow => {
+  const header = c.req.header(CLIENT_HEADER);
+  if (header === undefined) throw badRequest(`${CLIENT_HEADER}: the header is missing`);
+  const clientId = decoded(ClientId, header, CLIENT_HEADER);
+  return host.window(clientId, { user: c.get("user") });
+};
+
+/** The body, read as JSON. */
+const jsonOf = async (request: Request): Promise<unknown> => {
+  const json = await readJson(request, MAX_BODY_BYTES);
+  if (Either.isLeft(json)) throw json.left;
+  return json.right;
+};
+
+/** A value decoded by the contract's schema; refused naming `what` it is when it does not. */
+const decoded = <A, I>(schema: Schema.Schema<A, I>, json: unknown, what = "body"): A => {
+  const value = decode(schema, json, what);
+  if (Either.isLeft(value)) throw value.left;
+  return value.right;
+};
+
+/** The body, read as JSON and decoded by the contract's schema. */
+const bodyOf = async <A, I>(request: Request, schema: Schema.Schema<A, I>): Promise<A> =>
+  decoded(schema, await jsonOf(request));
+
+const promptInput = (body: typeof PromptBody.Type): PromptInput => {
+  if (typeof body === "string") return body;
+  return body.route === undefined ? { text: body.text } : { text: body.text, route: body.route };
+};
+
+/** Starts a turn and resolves with its number as soon as it started, not when it ends. */
+const startTurn = (window: AssistantWindow, input: PromptInput) =>
+  new Promise<number>((resolve, reject) => {
+    // After the start the turn's end is the log's business; a refusal before it rejects here.
+    window.prompt(input, { onStarted: resolve }).then(undefined, reject);
+  });
+
+/** The seq to resume after: `Last-Event-ID`, else `?lastEventId=`, else 0. */
+const resumeFrom = (c: Context<Env>): number => {
+  const header = c.req.header("last-event-id");
+  const given = header ?? c.req.query("lastEventId");
+  if (given === undefined) return 0;
+  return Number(
+    decoded(LastEventId, given, header === undefined ? "lastEventId" : "last-event-id"),
+  );
+};
+
+/**
+ * The host's routes (see `ROUTES` in the contract) as a fetch handler, on
+ * Hono. A refusal is answered as `{error: {type, message}}` with its status;
+ * any other error as a 500 that says only "internal error", and is told to
+ * `onError`.
+ *
+ * @example
+ * ```ts
+ * const handle = assistantHttp(host, {
+ *   token: process.env.ELYRA_TOKEN ?? "",
+ *   authenticate: (request) => sessions.userOf(request),
+ * });
+ * createServer(toNodeListener(handle)).listen(3000);
+ * ```
+ */
+export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchHandler => {
+  const base = (options.basePath ?? BASE_PATH).replace(/\/+$/, "");
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const report =
+    options.onError ??
+    ((error: unknown) => console.error("elyra-assistant/http: a request failed", error));
+  const api = new Hono<Env>().basePath(base);
+
+  api.use("*", async (c, next) => {
+    const request = c.req.raw;
+    const token = typeof options.token === "string" ? options.token : await options.token(request);
+    if (!sameToken(request.headers.get(TOKEN_HEADER), token)) throw forbidden();
+    const user = await options.authenticate(request);
+    if (user === undefined || user === null) throw unauthenticated();
+    c.set("user", user);
+    await next();
+  });
+
+  api.post("/prompt", async (c) => {
+    const window = windowOf(host, c);
+    const json = await jsonOf(c.req.raw);
+    // An object is read as one, so a bad field is named rather than the string it might have been.
+    const isObject = typeof json === "object" && json !== null && !Array.isArray(json);
+    const input = promptInput(isObject ? decoded(PromptFields, json) : decoded(PromptBody, json));
+    const accepted: PromptAccepted = { turn: await startTurn(window, input) };
+    return Response.json(accepted, { status: 202 });
+  });
+
+  api.post("/confirm", async (c) => {
+    const window = windowOf(host, c);
+    const body = await bodyOf(c.req.raw, ConfirmBody);
+    const result = await window.confirm(body.confirmId, body.accept, {
+      ...(body.tool === undefined ? {} : { tool: body.tool }),
+      ...("args" in body ? { args: body.args } : {}),
+    });
+    const answer: ConfirmResponse = { result };
+    return Response.json(answer);
+  });
+
+  api.post("/stop", (c) => {
+    windowOf(host, c).stop();
+    return noContent();
+  });
+
+  api.post("/reset", async (c) => {
+    await windowOf(host, c).reset();
+    return noContent();
+  });
+
+  api.post("/tools", (c) => {
+    windowOf(host, c);
+    const grant = host.app.assistant;
+    const tools = offered(host.app, "assistant", c.get("user")).map((tool): ToolInfo => {
+      const can = grant?.tools.get(tool.name)?.can;
+      return {
+        name: tool.name,
+        description: tool.description,
+        asksFirst: can !== undefined && grant?.needsConfirm(can) === true,
+      };
+    });
+    return Response.json({ tools });
+  });
+
+  api.post("/selected", async (c) => {
+    const window = windowOf(host, c);
+    const body = await bodyOf(c.req.raw, SelectedBody);
+    await window.select(body.kind, body.ids, body.route === undefined ? {} : { route: body.route });
+    return noContent();
+  });
+
+  api.get("/events", (c) => {
+    const window = windowOf(host, c);
+    const request = c.req.raw;
+    const stream = sseResponse(window.events$(resumeFrom(c)), {
+      signal: request.signal,
+      heartbeatMs,
+      id: (event) => String(event.seq),
+      onError: (error) => report(error, request),
+    });
+    if (Either.isLeft(stream)) throw stream.left;
+    return stream.right;
+  });
+
+  api.get("/live", (c) => {
+    const window = windowOf(host, c);
+    const request = c.req.raw;
+    const query = decoded(
+      LiveQuery,
+      { command: c.req.query("command"), args: c.req.query("args") },
+      "query",
+    );
+    let args: unknown = {};
+    if (query.args !== undefined) {
+      try {
+        args = JSON.parse(query.args);
+      } catch {
+        throw badRequest("args: must be JSON");
+      }
+    }
+    const stream = sseResponse(window.live(query.command, args), {
+      signal: request.signal,
+      heartbeatMs,
+      onError: (error) => report(error, request),
+    });
+    if (Either.isLeft(stream)) throw stream.left;
+    return stream.right;
+  });
+
+  for (const [route, allow] of Object.entries(ALLOW)) {
+    api.all(`/${route}`, () => {
+      throw methodNotAllowed(allow);
+    });
+  }
+
+  api.notFound(() => notFound().toResponse());
+
+  api.onError((error, c) => {
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) return refusal.toResponse();
+    report(error, c.req.raw);
+    return internalError();
+  });
+
+  return async (request) => {
+    try {
+      return await api.fetch(request);
+    } catch (error) {
+      // Hono hands only `Error`s to onError; anything else thrown ends here.
+      report(error, request);
+      return internalError();
+    }
+  };
+};

@@ -1,0 +1,29 @@
+/**
+ * elyra-assistant/http: the host's routes as a fetch handler, and a
+ * `node:http` listener for it. The wire contract is exported too, for
+ * clients that speak it.
+ *
+ * @packageDocumentation
+ */
+export {
+  BASE_PATH,
+  CLIENT_HEADER,
+  ClientId,
+  ConfirmBody,
+  type ConfirmResponse,
+  type ConfirmResult,
+  type ErrorBody,
+  type ErrorType,
+  LastEventId,
+  LiveQuery,
+  MAX_BODY_BYTES,
+  type PromptAccepted,
+  PromptBody,
+  PromptFields,
+  ROUTES,
+  SelectedBody,
+  TOKEN_HEADER,
+  type ToolInfo,
+} from "./contract.ts";
+export { type AssistantHttpOptions, assistantHttp, type FetchHandler } from "./handler.ts";
+export { type NodeListenerOptions, toNodeListener } from "./node.ts";

@@ -1,0 +1,93 @@
+/**
+ * Why a request is answered with an error: one tagged value per answer, and
+ * the mapping from the host's own refusals to them. Anything else is a 500
+ * that says nothing.
+ */
+import { Data } from "effect";
+import { WindowOwnerMismatch } from "../actors/host.ts";
+import { LiveQueryRefused } from "../actors/liveQueries.ts";
+import { PromptRefused, SelectionRefused } from "../actors/window.ts";
+import type { ErrorBody, ErrorType } from "./contract.ts";
+
+/** A request refused with a status and an {@link ErrorBody}. */
+export class HttpRefusal extends Data.TaggedError("HttpRefusal")<{
+  readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413;
+  readonly type: ErrorType;
+  readonly message: string;
+  /** Headers the answer carries, e.g. `allow` on a 405. */
+  readonly headers?: Readonly<Record<string, string>>;
+}> {
+  /** The answer, as JSON. */
+  toResponse(): Response {
+    const body: ErrorBody = { error: { type: this.type, message: this.message } };
+    return Response.json(body, { status: this.status, headers: this.headers ?? {} });
+  }
+}
+
+export const forbidden = () =>
+  new HttpRefusal({
+    status: 403,
+    type: "forbidden",
+    message: "the host's token is missing or wrong",
+  });
+
+export const unauthenticated = () =>
+  new HttpRefusal({ status: 401, type: "unauthenticated", message: "no signed-in user" });
+
+export const badRequest = (message: string) =>
+  new HttpRefusal({ status: 400, type: "badRequest", message });
+
+export const tooLarge = (limit: number) =>
+  new HttpRefusal({ status: 413, type: "tooLarge", message: `the body is over ${limit} bytes` });
+
+export const notFound = () =>
+  new HttpRefusal({ status: 404, type: "notFound", message: "no such route" });
+
+export const methodNotAllowed = (allow: string) =>
+  new HttpRefusal({
+    status: 405,
+    type: "methodNotAllowed",
+    message: `this route takes ${allow}`,
+    headers: { allow },
+  });
+
+const LIVE_STATUS: Record<LiveQueryRefused["reason"], 400 | 403 | 409> = {
+  unknownCommand: 400,
+  notLive: 400,
+  badArguments: 400,
+  tooMany: 400,
+  noAbility: 403,
+  notAllowed: 403,
+  closed: 409,
+};
+
+/** The answer to one of the host's refusals, or undefined for an error that is a bug. */
+export const refusalOf = (error: unknown): HttpRefusal | undefined => {
+  if (error instanceof HttpRefusal) return error;
+  if (error instanceof WindowOwnerMismatch)
+    return new HttpRefusal({
+      status: 403,
+      type: "notYourWindow",
+      message: "this window belongs to another user",
+    });
+  if (error instanceof PromptRefused)
+    return new HttpRefusal({
+      status: error.reason === "noAssistant" ? 404 : 409,
+      type: error.reason,
+      message: error.message,
+    });
+  if (error instanceof SelectionRefused) return badRequest(error.detail);
+  if (error instanceof LiveQueryRefused)
+    return new HttpRefusal({
+      status: LIVE_STATUS[error.reason],
+      type: error.reason,
+      message: error.detail,
+    });
+  return undefined;
+};
+
+/** The one answer to a bug: no message, no stack. */
+export const internalError = (): Response => {
+  const body: ErrorBody = { error: { type: "internal", message: "internal error" } };
+  return Response.json(body, { status: 500 });
+};
