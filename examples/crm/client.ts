@@ -530,6 +530,11 @@ const customerPage =
     const record = liveSlot();
     const invoices = liveSlot();
     const heading = el("h1", {}, `Customer ${id}`);
+    const chips = asks(
+      "Set their credit limit to 20 000",
+      "Which of their invoices are overdue?",
+      "Delete this customer",
+    );
     const facts = el("div");
     const list = el("div");
     const dl = details();
@@ -556,6 +561,7 @@ const customerPage =
       "customers_show",
       { id },
       (result) => {
+        chips.hidden = result._tag === "Failed";
         if (result._tag === "Failed") {
           heading.textContent = `Customer ${id}`;
           facts.replaceChildren(
@@ -585,11 +591,7 @@ const customerPage =
       el("p", {}, link("#/customers", "‹ Customers")),
       heading,
       facts,
-      asks(
-        "Set their credit limit to 20 000",
-        "Which of their invoices are overdue?",
-        "Delete this customer",
-      ),
+      chips,
       el("h2", {}, "Invoices"),
       list,
     );
@@ -604,12 +606,14 @@ const invoicePage =
   (main) => {
     const record = liveSlot();
     const heading = el("h1", {}, `Invoice ${id}`);
+    const chips = asks("Mark this invoice paid", "Delete this invoice");
     const facts = el("div");
     const dl = details();
     record.open(
       "invoices_show",
       { id },
       (result) => {
+        chips.hidden = result._tag === "Failed";
         if (result._tag === "Failed") {
           facts.replaceChildren(
             problemOf(`This invoice does not exist (any more): ${result.error}`),
@@ -634,12 +638,7 @@ const invoicePage =
       },
       (error) => facts.replaceChildren(problemOf(error)),
     );
-    main.replaceChildren(
-      el("p", {}, link("#/invoices", "‹ Invoices")),
-      heading,
-      facts,
-      asks("Mark this invoice paid", "Delete this invoice"),
-    );
+    main.replaceChildren(el("p", {}, link("#/invoices", "‹ Invoices")), heading, facts, chips);
     return () => record.close();
   };
 

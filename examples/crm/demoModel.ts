@@ -29,6 +29,7 @@ export interface DemoModelOptions {
 interface Note {
   readonly route?: string;
   readonly selected?: Readonly<Record<string, ReadonlyArray<string | number>>>;
+  readonly more_selected?: boolean;
 }
 
 type Decision =
@@ -37,8 +38,9 @@ type Decision =
 
 const HELP =
   "I'm the offline demo model: scripted answers, not Claude. Try “Which invoices are overdue?”, " +
-  "“Find Hopper”, “Which invoices have no project?”, or on a customer's page “Set her credit limit to 20 000” " +
-  "and “Delete this customer” (it asks you first). Set ANTHROPIC_API_KEY and restart to talk to Claude.";
+  "“Find Hopper”, “Which invoices have no project?”, “What is selected?”, or on a customer's page " +
+  "“Set her credit limit to 20 000” and “Delete this customer” (it asks you first). " +
+  "Set ANTHROPIC_API_KEY and restart to talk to Claude.";
 
 const euros = (amount: number) =>
   `€${amount.toLocaleString("en-GB", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
@@ -162,6 +164,21 @@ export const decide = (text: string, note: Note): Decision => {
   }
   const find = /\b(?:find|search(?: for)?|look up|who is)\s+(.+?)[?.!]*$/i.exec(text.trim());
   if (find) return { call: "customers_index", input: { search: find[1] as string } };
+  const selected = Object.entries(note.selected ?? {}).filter(([, ids]) => ids.length > 0);
+  if (/\b(selected|these|them|those)\b/.test(lower) && selected.length > 0) {
+    const named = (kind: string, id: string | number) =>
+      kind === "invoices" ? `INV-${String(id).padStart(4, "0")}` : `#${id}`;
+    const lists = selected.map(
+      ([kind, ids]) =>
+        `${ids.length} ${ids.length === 1 ? kind.replace(/s$/, "") : kind} (${ids
+          .slice(0, 8)
+          .map((id) => named(kind, id))
+          .join(", ")}${ids.length > 8 ? ", …" : ""})`,
+    );
+    return {
+      say: `The window note says you selected ${lists.join(" and ")}${note.more_selected ? ", and more" : ""}. Claude could work through them; the demo model only reads the list.`,
+    };
+  }
   return { say: HELP };
 };
 

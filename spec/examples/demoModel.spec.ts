@@ -151,6 +151,11 @@ describe("the demo model's rules", () => {
       call: "invoices_update",
       input: { id: 31, paid: true },
     });
+    expect(
+      decide("What is selected?", { route: "/invoices", selected: { invoices: [3, 41] } }),
+    ).toEqual({
+      say: "The window note says you selected 2 invoices (INV-0003, INV-0041). Claude could work through them; the demo model only reads the list.",
+    });
     expect(decide("Find Hopper", {})).toEqual({
       call: "customers_index",
       input: { search: "Hopper" },
