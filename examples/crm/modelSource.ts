@@ -37,6 +37,8 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
       // The SDK wants some credential; a proxy that knows its users another way ignores this one.
       model: anthropic({
         baseURL: env.ELYRA_PROXY_URL,
+        // Never the API key: the proxy holds it.
+        apiKey: null,
         authToken: set(env.ELYRA_PROXY_TOKEN) ? env.ELYRA_PROXY_TOKEN : "elyra-crm",
       }),
       label: `Claude through the proxy at ${env.ELYRA_PROXY_URL}`,
