@@ -2,6 +2,7 @@
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as testing from "elyra-assistant/testing";
+import * as ui from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
 
 describe("public exports", () => {
@@ -117,6 +118,24 @@ describe("public exports", () => {
         "toStreamEvents",
         "toolCall",
         "wordsOf",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/ui", () => {
+    expect(Object.keys(ui).sort()).toMatchInlineSnapshot(`
+      [
+        "AssistantPanel",
+        "ConnectionError",
+        "HostError",
+        "PANEL_TAG",
+        "assistant",
+        "assistantClient",
+        "createAssistantStore",
+        "defineAssistantPanel",
+        "installAssistant",
+        "openAssistant",
+        "stepHref",
       ]
     `);
   });

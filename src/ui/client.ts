@@ -1,0 +1,192 @@
+/**
+ * The browser's side of the wire contract (`../http/contract.ts`): each route
+ * as a method, the window's log as a resumable event stream, live queries as
+ * streams of results.
+ */
+import type { LiveResult } from "../actors/liveQueries.ts";
+import type { ErrorBody, ToolInfo } from "../http/contract.ts";
+import type { LogEvent } from "../runtime/events.ts";
+import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
+import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
+import { BASE_PATH, CLIENT_HEADER, TOKEN_HEADER } from "./wire.ts";
+
+export type { ErrorBody, LiveResult, ToolInfo };
+
+/** What the confirm dialog showed, sent back so the host can check it is what it asked. */
+export interface ConfirmEcho {
+  readonly tool?: string;
+  readonly args?: unknown;
+}
+
+export interface AssistantClientOptions {
+  /** Where the host mounted its routes (`/__assistant`). */
+  readonly baseUrl?: string;
+  /** The host's token, sent as `x-elyra-token` on every request. */
+  readonly token: string;
+  /** The window's id, sent as `x-elyra-client`; a random one when left out. */
+  readonly clientId?: string;
+  readonly fetch?: typeof globalThis.fetch;
+  /** The waits between attempts to open a dropped stream (0.5 s doubling to 5 s). */
+  readonly backoff?: Backoff;
+}
+
+export interface AssistantClient {
+  readonly clientId: string;
+  /** Starts a turn; resolves to its number (the turn runs on: watch `events`). */
+  readonly prompt: (text: string, route?: string) => Promise<{ readonly turn: number }>;
+  /** Answers one confirmation; resolves to the host's verdict (`Accepted`, `Declined`, …). */
+  readonly confirm: (
+    confirmId: string,
+    accept: boolean,
+    echo?: ConfirmEcho,
+  ) => Promise<{ readonly result: string }>;
+  readonly stop: () => Promise<void>;
+  readonly reset: () => Promise<void>;
+  /** The tools offered to this user now. */
+  readonly tools: () => Promise<ReadonlyArray<ToolInfo>>;
+  /** What is selected of one kind (`[]` clears it). */
+  readonly selected: (
+    kind: string,
+    ids: ReadonlyArray<string | number>,
+    route?: string,
+  ) => Promise<void>;
+  /**
+   * The window's log from after `fromSeq` (0: from the start), each event once
+   * and in order, across dropped connections. Returns `close`.
+   */
+  readonly events: (
+    fromSeq: number,
+    onEvent: (event: LogEvent) => void,
+    onError?: (error: AssistantError) => void,
+    onOpen?: () => void,
+  ) => () => void;
+  /** A live query: each result of `command` on `args` as it changes. Returns `close`, which ends it. */
+  readonly live: (
+    command: string,
+    args: unknown,
+    onResult: (result: LiveResult) => void,
+    onError?: (error: AssistantError) => void,
+  ) => () => void;
+}
+
+const randomId = (): string => {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+};
+
+/** An event from the stream, or undefined for data that is not one (it is skipped). */
+const eventOf = (data: string, id: string | undefined): LogEvent | undefined => {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const event = value as { _tag?: unknown; seq?: unknown };
+  if (typeof event._tag !== "string") return undefined;
+  if (Number.isSafeInteger(event.seq)) return value as LogEvent;
+  const seq = Number(id);
+  return Number.isSafeInteger(seq) && seq > 0 ? ({ ...value, seq } as LogEvent) : undefined;
+};
+
+const resultOf = (data: string): LiveResult | undefined => {
+  try {
+    const value: unknown = JSON.parse(data);
+    const tag = (value as { _tag?: unknown } | null)?._tag;
+    return tag === "Result" || tag === "Failed" ? (value as LiveResult) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A client of one window's host routes.
+ *
+ * @example
+ * ```ts
+ * const client = assistantClient({ token: "page-token", clientId: "tab-1" });
+ * const close = client.events(0, (event) => console.log(event._tag));
+ * await client.prompt("Which invoices are overdue?", "/invoices");
+ * close();
+ * ```
+ */
+export const assistantClient = (options: AssistantClientOptions): AssistantClient => {
+  const base = (options.baseUrl ?? BASE_PATH).replace(/\/+$/, "");
+  const clientId = options.clientId ?? randomId();
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const headers = { [TOKEN_HEADER]: options.token, [CLIENT_HEADER]: clientId };
+  // Read at each call, so a test (or a polyfill) installed later is used.
+  const fetchOf = (): typeof globalThis.fetch => options.fetch ?? globalThis.fetch;
+
+  const post = async (route: string, body?: unknown): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetchOf()(`${base}/${route}`, {
+        method: "POST",
+        headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (cause) {
+      throw connectionErrorOf(cause);
+    }
+    if (!response.ok) throw await hostErrorOf(response);
+    return response;
+  };
+  const json = async <A>(response: Response): Promise<A> => {
+    try {
+      return (await response.json()) as A;
+    } catch (cause) {
+      throw connectionErrorOf(cause);
+    }
+  };
+
+  return {
+    clientId,
+    prompt: async (text, route) =>
+      json(await post("prompt", route === undefined ? { text } : { text, route })),
+    confirm: async (confirmId, accept, echo) =>
+      json(await post("confirm", { confirmId, accept, ...echo })),
+    stop: async () => void (await post("stop")),
+    reset: async () => void (await post("reset")),
+    tools: async () => (await json<{ tools: ReadonlyArray<ToolInfo> }>(await post("tools"))).tools,
+    selected: async (kind, ids, route) =>
+      void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
+    events: (fromSeq, onEvent, onError, onOpen) => {
+      let last = fromSeq;
+      return openEventStream({
+        fetch: (input, init) => fetchOf()(input, init),
+        url: `${base}/events`,
+        headers,
+        backoff,
+        lastEventId: () => (last > 0 ? String(last) : undefined),
+        onMessage: (message) => {
+          const event = eventOf(message.data, message.id);
+          // A resumed stream may repeat what was seen: each seq is passed on once.
+          if (event === undefined || event.seq <= last) return;
+          last = event.seq;
+          onEvent(event);
+        },
+        onError,
+        onOpen,
+      });
+    },
+    live: (command, args, onResult, onError) => {
+      const query = new URLSearchParams({ command });
+      if (args !== undefined) query.set("args", JSON.stringify(args));
+      return openEventStream({
+        fetch: (input, init) => fetchOf()(input, init),
+        url: `${base}/live?${query}`,
+        headers,
+        backoff,
+        lastEventId: () => undefined,
+        onMessage: (message) => {
+          const result = resultOf(message.data);
+          if (result !== undefined) onResult(result);
+        },
+        onError,
+      });
+    },
+  };
+};

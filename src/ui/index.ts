@@ -1,0 +1,29 @@
+/**
+ * elyra-assistant/ui: the assistant in the browser. A client of the host's
+ * routes, a store for any framework, and the `<elyra-assistant-panel>`
+ * element (defined when this entry loads in a browser). No Node built-ins.
+ *
+ * @packageDocumentation
+ */
+import { defineAssistantPanel } from "./panel.ts";
+
+export type { PanelItem, ScriptStep } from "../runtime/panelItems.ts";
+export type {
+  AssistantClient,
+  AssistantClientOptions,
+  ConfirmEcho,
+  ErrorBody,
+  LiveResult,
+  ToolInfo,
+} from "./client.ts";
+export { assistantClient } from "./client.ts";
+export type { AssistantError } from "./errors.ts";
+export { ConnectionError, HostError } from "./errors.ts";
+export type { Backoff } from "./eventStream.ts";
+export { assistant, installAssistant, openAssistant } from "./installed.ts";
+export { stepHref } from "./links.ts";
+export { AssistantPanel, defineAssistantPanel, PANEL_TAG } from "./panel.ts";
+export type { AssistantSnapshot, AssistantStore, AssistantStoreOptions } from "./store.ts";
+export { createAssistantStore } from "./store.ts";
+
+defineAssistantPanel();

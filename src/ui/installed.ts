@@ -1,0 +1,56 @@
+/**
+ * The page's assistant: one store installed for the whole page, so any code
+ * can open the panel or tell what the user selected without passing it around.
+ */
+import type { AssistantStore } from "./store.ts";
+
+let installed: AssistantStore | undefined;
+
+/**
+ * Makes `store` the page's assistant, used by {@link openAssistant} and
+ * {@link assistant}. Returns a function that uninstalls it.
+ *
+ * @example
+ * ```ts
+ * const uninstall = installAssistant(createAssistantStore(assistantClient({ token: "page-token" })));
+ * openAssistant("Summarise this customer");
+ * uninstall();
+ * ```
+ */
+export const installAssistant = (store: AssistantStore): (() => void) => {
+  installed = store;
+  return () => {
+    if (installed === store) installed = undefined;
+  };
+};
+
+/** The installed store, if any. */
+export const installedAssistant = (): AssistantStore | undefined => installed;
+
+/**
+ * Opens the page's assistant and, given a prompt, sends it. Does nothing (and
+ * resolves to false) when no assistant is installed.
+ *
+ * @example
+ * ```ts
+ * button.onclick = () => openAssistant("Which invoices are overdue?");
+ * ```
+ */
+export const openAssistant = (prompt?: string): Promise<boolean> =>
+  installed?.open(prompt) ?? Promise.resolve(false);
+
+/**
+ * The page's assistant as the app's views call it. `selected` tells what the
+ * user selected of one kind (`[]` clears it); it does nothing in an app that
+ * has no assistant installed, so views can call it unconditionally.
+ *
+ * @example
+ * ```ts
+ * assistant.selected("customers", [42, 43]);
+ * ```
+ */
+export const assistant = {
+  open: openAssistant,
+  selected: (kind: string, ids: ReadonlyArray<string | number>): Promise<boolean> =>
+    installed?.selected(kind, ids) ?? Promise.resolve(false),
+} as const;

@@ -1,0 +1,284 @@
+/**
+ * `<elyra-assistant-panel>`: the panel in plain DOM over an assistant store.
+ * Model text only ever becomes text nodes (U1); a step links only into the
+ * app (U2). Items are kept by key, so a change rebuilds only what changed and
+ * the textarea keeps its value and focus.
+ */
+import type { PanelItem } from "../runtime/panelItems.ts";
+import { h } from "./dom.ts";
+import { installedAssistant } from "./installed.ts";
+import { itemView, keyOf, patchAnswer, type ViewContext } from "./itemViews.ts";
+import { PANEL_CSS } from "./panelStyle.ts";
+import type { AssistantSnapshot, AssistantStore } from "./store.ts";
+
+/** The element's tag name. */
+export const PANEL_TAG = "elyra-assistant-panel";
+
+// Where there is no DOM (a server importing the entry), the class still loads; it is never defined.
+const Base = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+
+interface Shown {
+  readonly item: PanelItem;
+  readonly view: HTMLElement;
+}
+
+interface Parts {
+  readonly launcher: HTMLButtonElement;
+  readonly panel: HTMLElement;
+  readonly notice: HTMLElement;
+  readonly connection: HTMLElement;
+  readonly log: HTMLElement;
+  readonly problem: HTMLElement;
+  readonly textarea: HTMLTextAreaElement;
+  readonly send: HTMLButtonElement;
+  readonly stop: HTMLButtonElement;
+}
+
+/**
+ * The panel element. Give it a store (`panel.store = store`), or it uses the
+ * installed one; its `notice` attribute shows a banner at the top.
+ *
+ * @example
+ * ```ts
+ * defineAssistantPanel();
+ * const panel = document.createElement("elyra-assistant-panel") as AssistantPanel;
+ * panel.store = createAssistantStore(assistantClient({ token: "page-token" }), { open: true });
+ * document.body.append(panel);
+ * ```
+ */
+export class AssistantPanel extends Base {
+  static readonly observedAttributes = ["notice"];
+  #store: AssistantStore | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #parts: Parts | undefined;
+  #shown = new Map<string, Shown>();
+  #last: AssistantSnapshot | undefined;
+  #ids = 0;
+
+  get store(): AssistantStore | undefined {
+    return this.#store;
+  }
+
+  set store(store: AssistantStore | undefined) {
+    if (store === this.#store) return;
+    this.#store = store;
+    if (this.isConnected) this.#listen();
+  }
+
+  connectedCallback(): void {
+    this.#build();
+    this.#listen();
+  }
+
+  disconnectedCallback(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  attributeChangedCallback(name: string): void {
+    if (name === "notice") this.#showNotice();
+  }
+
+  #listen(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const { view } of this.#shown.values()) view.remove();
+    this.#shown.clear();
+    this.#last = undefined;
+    this.#store ??= installedAssistant();
+    this.#unsubscribe = this.#store?.subscribe((snapshot) => this.#render(snapshot));
+  }
+
+  #build(): void {
+    if (this.#parts !== undefined) return;
+    const doc = this.ownerDocument;
+    const root = this.shadowRoot ?? this.attachShadow({ mode: "open" });
+    const textarea = h(doc, "textarea", {
+      rows: "2",
+      "aria-label": "Message",
+      placeholder: "Ask…",
+    });
+    const send = h(doc, "button", { type: "submit", class: "primary" }, "Send");
+    const stop = h(doc, "button", { type: "button", class: "stop", hidden: "" }, "Stop");
+    const close = h(
+      doc,
+      "button",
+      { type: "button", class: "close", "aria-label": "Close assistant" },
+      "×",
+    );
+    const reset = h(doc, "button", { type: "button", class: "reset" }, "New conversation");
+    const launcher = h(
+      doc,
+      "button",
+      { type: "button", class: "launcher", "aria-expanded": "false", "aria-controls": "panel" },
+      "Assistant",
+    );
+    const notice = h(doc, "div", { class: "notice", role: "note", hidden: "" });
+    const connection = h(doc, "span", { class: "connection", hidden: "" }, "Connecting…");
+    const log = h(doc, "div", {
+      class: "log",
+      role: "log",
+      "aria-live": "polite",
+      "aria-label": "Conversation",
+      tabindex: "0",
+    });
+    const problem = h(doc, "p", { class: "problem", role: "alert", hidden: "" });
+    const form = h(doc, "form", {}, textarea, stop, send);
+    const panel = h(
+      doc,
+      "section",
+      { class: "panel", id: "panel", "aria-label": "Assistant", hidden: "" },
+      notice,
+      h(doc, "header", {}, h(doc, "h2", {}, "Assistant"), connection, reset, close),
+      log,
+      problem,
+      form,
+    );
+    root.replaceChildren(h(doc, "style", {}, PANEL_CSS), launcher, panel);
+    this.#parts = { launcher, panel, notice, connection, log, problem, textarea, send, stop };
+    this.#showNotice();
+
+    const submit = () => {
+      const text = textarea.value;
+      if (text.trim() === "" || this.#store === undefined || this.#last?.busy) return;
+      textarea.value = "";
+      void this.#store.prompt(text).then((sent) => {
+        // Refused (a turn running, the host down): the text comes back to be sent again.
+        if (!sent && textarea.value === "") textarea.value = text;
+      });
+    };
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      submit();
+    });
+    textarea.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        submit();
+      }
+    });
+    stop.addEventListener("click", () => {
+      textarea.focus();
+      void this.#store?.stop();
+    });
+    reset.addEventListener("click", () => {
+      textarea.focus();
+      void this.#store?.reset();
+    });
+    close.addEventListener("click", () => this.#store?.close());
+    launcher.addEventListener("click", () => this.#store?.open());
+    panel.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.#store?.close();
+    });
+  }
+
+  #showNotice(): void {
+    const notice = this.#parts?.notice;
+    if (notice === undefined) return;
+    const text = this.getAttribute("notice");
+    notice.textContent = text ?? "";
+    notice.hidden = text === null || text === "";
+  }
+
+  #focused(): boolean {
+    return this.shadowRoot?.activeElement != null;
+  }
+
+  #render(snapshot: AssistantSnapshot): void {
+    const parts = this.#parts;
+    if (parts === undefined || snapshot === this.#last) return;
+    const last = this.#last;
+    this.#last = snapshot;
+    if (snapshot.open !== last?.open) {
+      const hadFocus = this.#focused();
+      parts.panel.hidden = !snapshot.open;
+      parts.launcher.hidden = snapshot.open;
+      parts.launcher.setAttribute("aria-expanded", String(snapshot.open));
+      if (last !== undefined)
+        (snapshot.open ? parts.textarea : hadFocus ? parts.launcher : undefined)?.focus();
+    }
+    parts.connection.hidden = snapshot.connected;
+    parts.stop.hidden = !snapshot.busy;
+    parts.send.disabled = snapshot.busy;
+    if (
+      snapshot.busy !== last?.busy &&
+      !snapshot.busy &&
+      this.shadowRoot?.activeElement === parts.stop
+    )
+      parts.textarea.focus();
+    parts.problem.hidden = snapshot.error === null;
+    parts.problem.textContent = snapshot.error?.message ?? "";
+    if (snapshot.items !== last?.items) this.#renderItems(parts.log, snapshot.items);
+  }
+
+  /** Keeps each item's view by key: unchanged items keep theirs, changed ones are patched or rebuilt. */
+  #renderItems(log: HTMLElement, items: ReadonlyArray<PanelItem>): void {
+    const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    const active = this.shadowRoot?.activeElement ?? null;
+    let lostFocus = false;
+    let newDialog: HTMLElement | undefined;
+    const shown = new Map<string, Shown>();
+    const views: HTMLElement[] = [];
+    for (const [index, item] of items.entries()) {
+      let key = keyOf(item);
+      if (shown.has(key)) key = `${key}#${index}`;
+      const old = this.#shown.get(key);
+      let view: HTMLElement;
+      if (old !== undefined && old.item === item) view = old.view;
+      else if (old !== undefined && old.item.kind === "answer" && item.kind === "answer") {
+        patchAnswer(old.view, item);
+        view = old.view;
+      } else {
+        view = itemView(this.#context(), item);
+        if (old !== undefined) {
+          // A script the user opened stays open while it runs on.
+          if (old.view.hasAttribute("open") && view.tagName === "DETAILS")
+            view.setAttribute("open", "");
+          if (active !== null && old.view.contains(active)) lostFocus = true;
+          old.view.replaceWith(view);
+        } else if (item.kind === "confirm" && item.answer === undefined) newDialog = view;
+      }
+      shown.set(key, { item, view });
+      views.push(view);
+    }
+    for (const [key, { view }] of this.#shown) if (!shown.has(key)) view.remove();
+    this.#shown = shown;
+    let cursor = log.firstChild;
+    for (const view of views) {
+      if (view === cursor) cursor = cursor.nextSibling;
+      else log.insertBefore(view, cursor);
+    }
+    if (atEnd) log.scrollTop = log.scrollHeight;
+    // A question that needs an answer takes focus only from inside the panel, and as the dialog
+    // itself, not its Accept button: an Enter meant for the textarea must not accept.
+    if (newDialog !== undefined && this.#focused()) newDialog.focus();
+    else if (lostFocus) this.#parts?.textarea.focus();
+  }
+
+  #context(): ViewContext {
+    return {
+      doc: this.ownerDocument,
+      nextId: () => `elyra-${++this.#ids}`,
+      onConfirm: (item, accept) => {
+        this.#parts?.textarea.focus();
+        void this.#store?.confirm(item.confirmId, accept, { tool: item.tool, args: item.args });
+      },
+    };
+  }
+}
+
+/**
+ * Defines `<elyra-assistant-panel>` (or `tag`) once; a second call, or a page
+ * that already has it, changes nothing. Does nothing where there is no DOM.
+ *
+ * @example
+ * ```ts
+ * defineAssistantPanel();
+ * ```
+ */
+export const defineAssistantPanel = (tag: string = PANEL_TAG): void => {
+  const registry = globalThis.customElements as CustomElementRegistry | undefined;
+  if (registry === undefined || registry.get(tag) !== undefined) return;
+  // A class can back one tag only: another tag gets its own subclass.
+  registry.define(tag, tag === PANEL_TAG ? AssistantPanel : class extends AssistantPanel {});
+};

@@ -1,0 +1,176 @@
+/**
+ * The assistant's state in the browser: the window's log folded with the same
+ * `panelItems` projection the host uses, plus whether the panel is open and
+ * the stream connected. Snapshots are frozen and stay the same object until
+ * something changes, as React's `useSyncExternalStore` needs; `subscribe`
+ * also calls its listener at once with the current snapshot, as Svelte's store
+ * contract asks.
+ */
+import type { LogEvent } from "../runtime/events.ts";
+import { type PanelItem, type PanelState, panelItems } from "../runtime/panelItems.ts";
+import type { AssistantClient, ConfirmEcho } from "./client.ts";
+import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
+
+export interface AssistantSnapshot {
+  /** Whether the panel is open. */
+  readonly open: boolean;
+  /** True while a turn runs. */
+  readonly busy: boolean;
+  readonly items: ReadonlyArray<PanelItem>;
+  /** Whether the event stream is open; false before it opens and while it reconnects. */
+  readonly connected: boolean;
+  /** The last request the host refused or that did not reach it; null again once one succeeds. */
+  readonly error: AssistantError | null;
+}
+
+export interface AssistantStoreOptions {
+  /** The route the user is on, sent with a prompt or a selection (by default the `#/…` hash route, else the path). */
+  readonly route?: () => string | undefined;
+  /** Whether the panel starts open (false). */
+  readonly open?: boolean;
+  /** The last seq already seen, to resume after (0: the whole log). */
+  readonly fromSeq?: number;
+}
+
+/**
+ * Requests resolve to whether the host took them; a failure never rejects, it
+ * shows as the snapshot's `error`.
+ */
+export interface AssistantStore {
+  /** Calls `listener` now and after each change; the stream is open while anyone listens. */
+  readonly subscribe: (listener: (snapshot: AssistantSnapshot) => void) => () => void;
+  readonly getSnapshot: () => AssistantSnapshot;
+  /** Opens the panel and, given a prompt, sends it. */
+  readonly open: (prompt?: string) => Promise<boolean>;
+  readonly close: () => void;
+  readonly toggle: () => void;
+  readonly prompt: (text: string) => Promise<boolean>;
+  /** Answers a confirmation; the echo defaults to the tool and arguments its dialog shows. */
+  readonly confirm: (confirmId: string, accept: boolean, echo?: ConfirmEcho) => Promise<boolean>;
+  readonly stop: () => Promise<boolean>;
+  readonly reset: () => Promise<boolean>;
+  readonly selected: (kind: string, ids: ReadonlyArray<string | number>) => Promise<boolean>;
+}
+
+/** The hash route (`#/customers/42` → `/customers/42`) when the app routes by hash, else the path. */
+const locationRoute = (): string | undefined => {
+  const location = globalThis.location as Location | undefined;
+  if (location === undefined) return undefined;
+  return location.hash.startsWith("#/")
+    ? location.hash.slice(1)
+    : `${location.pathname}${location.search}`;
+};
+
+const asAssistantError = (error: unknown): AssistantError =>
+  error instanceof HostError || error instanceof ConnectionError ? error : connectionErrorOf(error);
+
+/**
+ * A store over one window's client.
+ *
+ * @example
+ * ```ts
+ * const store = createAssistantStore(assistantClient({ token: "page-token" }));
+ * const unsubscribe = store.subscribe((snapshot) => console.log(snapshot.items.length));
+ * await store.open("Which invoices are overdue?");
+ * unsubscribe();
+ * ```
+ */
+export const createAssistantStore = (
+  client: AssistantClient,
+  options: AssistantStoreOptions = {},
+): AssistantStore => {
+  const route = options.route ?? locationRoute;
+  const listeners = new Set<(snapshot: AssistantSnapshot) => void>();
+  let panel: PanelState = panelItems.initial;
+  let lastSeq = options.fromSeq ?? 0;
+  let closeStream: (() => void) | undefined;
+  let snapshot: AssistantSnapshot = Object.freeze({
+    open: options.open ?? false,
+    busy: panel.busy,
+    items: panel.items,
+    connected: false,
+    error: null,
+  });
+
+  const set = (patch: Partial<AssistantSnapshot>): void => {
+    const changed = (Object.keys(patch) as Array<keyof AssistantSnapshot>).some(
+      (key) => patch[key] !== snapshot[key],
+    );
+    if (!changed) return;
+    snapshot = Object.freeze({ ...snapshot, ...patch });
+    for (const listener of [...listeners]) listener(snapshot);
+  };
+
+  const onEvent = (event: LogEvent): void => {
+    if (event.seq <= lastSeq) return;
+    lastSeq = event.seq;
+    const next = panelItems.apply(panel, event);
+    if (next === panel) return;
+    panel = next;
+    set({ busy: next.busy, items: next.items });
+  };
+
+  const connect = (): void => {
+    closeStream = client.events(
+      lastSeq,
+      onEvent,
+      (error) => {
+        // A dropped stream reconnects by itself; a refusal (a bad token) is worth showing.
+        set(
+          error._tag === "HostError" && !error.isRetryable
+            ? { connected: false, error }
+            : { connected: false },
+        );
+      },
+      () => set({ connected: true }),
+    );
+  };
+
+  const request = async (send: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await send();
+      set({ error: null });
+      return true;
+    } catch (error) {
+      set({ error: asAssistantError(error) });
+      return false;
+    }
+  };
+
+  const prompt = (text: string): Promise<boolean> =>
+    text.trim() === "" ? Promise.resolve(false) : request(() => client.prompt(text, route()));
+
+  return {
+    subscribe: (listener) => {
+      listeners.add(listener);
+      listener(snapshot);
+      if (closeStream === undefined) connect();
+      return () => {
+        if (!listeners.delete(listener) || listeners.size > 0) return;
+        closeStream?.();
+        closeStream = undefined;
+        set({ connected: false });
+      };
+    },
+    getSnapshot: () => snapshot,
+    open: (text) => {
+      set({ open: true });
+      return text === undefined ? Promise.resolve(true) : prompt(text);
+    },
+    close: () => set({ open: false }),
+    toggle: () => set({ open: !snapshot.open }),
+    prompt,
+    confirm: (confirmId, accept, echo) => {
+      const shown = snapshot.items.find(
+        (item): item is Extract<PanelItem, { kind: "confirm" }> =>
+          item.kind === "confirm" && item.confirmId === confirmId,
+      );
+      const sent =
+        echo ?? (shown === undefined ? undefined : { tool: shown.tool, args: shown.args });
+      return request(() => client.confirm(confirmId, accept, sent));
+    },
+    stop: () => request(() => client.stop()),
+    reset: () => request(() => client.reset()),
+    selected: (kind, ids) => request(() => client.selected(kind, ids, route())),
+  };
+};
