@@ -140,7 +140,14 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         items.push({ kind: "user", turn: event.turn, text: event.text });
         return;
       case "StepStarted":
-        if (event.turn === draft.turn) draft.step = event.step;
+        if (event.turn !== draft.turn) return;
+        draft.step = event.step;
+        // A new step: what the steps before it said is written in full.
+        for (let i = items.length - 1; i >= 0; i--) {
+          const item = items[i] as Item;
+          if (item.turn !== event.turn) break;
+          if (item.kind === "answer" && item.streaming) item.streaming = false;
+        }
         return;
       case "TextDelta": {
         // A piece that arrives when no turn is running (in flight when Stop was pressed) is dropped.
