@@ -1,6 +1,7 @@
 /** The public surface: a change to what each entry point exports shows up here. */
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
+import * as http from "elyra-assistant/http";
 import * as testing from "elyra-assistant/testing";
 import * as ui from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
@@ -136,6 +137,27 @@ describe("public exports", () => {
         "installAssistant",
         "openAssistant",
         "stepHref",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/http", () => {
+    expect(Object.keys(http).sort()).toMatchInlineSnapshot(`
+      [
+        "BASE_PATH",
+        "CLIENT_HEADER",
+        "ClientId",
+        "ConfirmBody",
+        "LastEventId",
+        "LiveQuery",
+        "MAX_BODY_BYTES",
+        "PromptBody",
+        "PromptFields",
+        "ROUTES",
+        "SelectedBody",
+        "TOKEN_HEADER",
+        "assistantHttp",
+        "toNodeListener",
       ]
     `);
   });
