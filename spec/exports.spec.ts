@@ -154,6 +154,7 @@ describe("public exports", () => {
         "PromptBody",
         "PromptFields",
         "ROUTES",
+        "ROUTE_METHODS",
         "SelectedBody",
         "TOKEN_HEADER",
         "assistantHttp",

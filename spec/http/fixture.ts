@@ -4,7 +4,7 @@
  * `authenticate` reads.
  */
 import { createApp, createHost, type LogEvent } from "elyra-assistant";
-import { type AssistantHttpOptions, assistantHttp } from "elyra-assistant/http";
+import { type AssistantHttpOptions, assistantHttp, ROUTE_METHODS } from "elyra-assistant/http";
 import { type FakeModel, fakeModel, memoryStore } from "elyra-assistant/testing";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { vi } from "vitest";
@@ -31,16 +31,7 @@ export interface Call {
 }
 
 /** The method each route takes. */
-export const METHOD: Readonly<Record<string, "GET" | "POST">> = {
-  prompt: "POST",
-  confirm: "POST",
-  stop: "POST",
-  reset: "POST",
-  tools: "POST",
-  selected: "POST",
-  events: "GET",
-  live: "GET",
-};
+export const METHOD: Readonly<Record<string, "GET" | "POST">> = ROUTE_METHODS;
 
 export const setup = (
   model: FakeModel = fakeModel(),

@@ -148,3 +148,15 @@ export const ROUTES = [
   "events",
   "live",
 ] as const;
+
+/** The method each route takes: a route added to {@link ROUTES} must be given one here. */
+export const ROUTE_METHODS: Readonly<Record<(typeof ROUTES)[number], "GET" | "POST">> = {
+  prompt: "POST",
+  confirm: "POST",
+  stop: "POST",
+  reset: "POST",
+  tools: "POST",
+  selected: "POST",
+  events: "GET",
+  live: "GET",
+};

@@ -22,7 +22,7 @@ import {
   type PromptAccepted,
   PromptBody,
   PromptFields,
-  type ROUTES,
+  ROUTE_METHODS,
   SelectedBody,
   TOKEN_HEADER,
   type ToolInfo,
@@ -57,18 +57,6 @@ export interface AssistantHttpOptions {
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 type Env = { Variables: { user: User } };
-
-/** The method each route of the contract takes: a route added there must be given one here. */
-const ALLOW: Readonly<Record<(typeof ROUTES)[number], "GET" | "POST">> = {
-  prompt: "POST",
-  confirm: "POST",
-  stop: "POST",
-  reset: "POST",
-  tools: "POST",
-  selected: "POST",
-  events: "GET",
-  live: "GET",
-};
 
 const noContent = () => new Response(null, { status: 204 });
 
@@ -243,7 +231,7 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     return stream.right;
   });
 
-  for (const [route, allow] of Object.entries(ALLOW)) {
+  for (const [route, allow] of Object.entries(ROUTE_METHODS)) {
     api.all(`/${route}`, () => {
       throw methodNotAllowed(allow);
     });

@@ -20,6 +20,7 @@ export {
   type PromptAccepted,
   PromptBody,
   PromptFields,
+  ROUTE_METHODS,
   ROUTES,
   SelectedBody,
   TOKEN_HEADER,
