@@ -135,7 +135,9 @@ describe("public exports", () => {
         "createAssistantStore",
         "defineAssistantPanel",
         "installAssistant",
+        "isAppPath",
         "openAssistant",
+        "panelItems",
         "stepHref",
       ]
     `);

@@ -48,7 +48,9 @@ export const fakeClient = (options: { readonly refuse?: ReadonlySet<string> } = 
     clientId: "fake",
     prompt: (text, route) => answer("prompt", [text, route], { turn: 1 }),
     confirm: (confirmId, accept, echo?: ConfirmEcho) =>
-      answer("confirm", [confirmId, accept, echo], { result: accept ? "Accepted" : "Declined" }),
+      answer("confirm", [confirmId, accept, echo], {
+        result: { _tag: "Answered", answer: accept ? "accepted" : "declined" } as const,
+      }),
     stop: () => answer("stop", [], undefined),
     reset: () => answer("reset", [], undefined),
     tools: () => answer("tools", [], []),

@@ -359,6 +359,19 @@ describe("<elyra-assistant-panel>", () => {
     uninstall();
   });
 
+  it("a panel already on the page takes the store installed after it", () => {
+    const panel = document.createElement("elyra-assistant-panel") as AssistantPanel;
+    document.body.append(panel);
+    expect(panel.store).toBeUndefined();
+    const fake = fakeClient();
+    const store = createAssistantStore(fake.client, { open: true });
+    const uninstall = installAssistant(store);
+    expect(panel.store).toBe(store);
+    fake.emit(...numbered(answeredTurn(1, "Hi", ["Hey"])));
+    expect(panel.shadowRoot!.querySelector(".answer")?.textContent).toBe("Hey");
+    uninstall();
+  });
+
   it("clears the log on Reset", () => {
     const { fake, root } = mount();
     fake.emit(...numbered(answeredTurn(1, "Hi", ["Hey"])));

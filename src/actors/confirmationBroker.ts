@@ -21,7 +21,11 @@ export interface ConfirmationAnswer {
   readonly args?: unknown;
 }
 
-/** What became of an answer. Only `Answered` settled a confirmation. */
+/**
+ * What became of an answer. `Answered` settled the confirmation; `Mismatch`
+ * (the echo named another tool or arguments) settled it as declined; the
+ * others changed nothing.
+ */
 export type AnswerResult =
   | { readonly _tag: "Answered"; readonly answer: ConfirmAnswer }
   | { readonly _tag: "UnknownConfirmation" }

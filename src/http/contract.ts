@@ -46,7 +46,7 @@ export const SelectedBody = Schema.Struct({
   route: Schema.optional(Schema.NullOr(Schema.String)),
 });
 
-/** `POST /live` opens nothing: live queries are `GET /live?command=…&args=<json>`, an SSE stream of results. */
+/** The query of `GET /live?command=…&args=<json>`: a live query, streamed as SSE until the request ends. */
 export const LiveQuery = Schema.Struct({
   command: Schema.String,
   args: Schema.optional(Schema.String),
@@ -68,7 +68,11 @@ export interface PromptAccepted {
   readonly turn: number;
 }
 
-/** What became of a confirmation's answer. Only `Answered` settled it; the others changed nothing. */
+/**
+ * What became of a confirmation's answer. `Answered` settled it; `Mismatch`
+ * (the echo named another tool or arguments) settled it as declined; the
+ * others changed nothing.
+ */
 export type ConfirmResult =
   | { readonly _tag: "Answered"; readonly answer: "accepted" | "declined" | "timedOut" }
   | { readonly _tag: "UnknownConfirmation" }

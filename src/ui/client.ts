@@ -4,7 +4,7 @@
  * streams of results.
  */
 import type { LiveResult } from "../actors/liveQueries.ts";
-import type { ErrorBody, ToolInfo } from "../http/contract.ts";
+import type { ConfirmResponse, ErrorBody, ToolInfo } from "../http/contract.ts";
 import type { LogEvent } from "../runtime/events.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
@@ -34,12 +34,12 @@ export interface AssistantClient {
   readonly clientId: string;
   /** Starts a turn; resolves to its number (the turn runs on: watch `events`). */
   readonly prompt: (text: string, route?: string) => Promise<{ readonly turn: number }>;
-  /** Answers one confirmation; resolves to the host's verdict (`Accepted`, `Declined`, …). */
+  /** Answers one confirmation; resolves to what became of it (`{ _tag: "Answered", answer }`, `UnknownConfirmation`, …). */
   readonly confirm: (
     confirmId: string,
     accept: boolean,
     echo?: ConfirmEcho,
-  ) => Promise<{ readonly result: string }>;
+  ) => Promise<ConfirmResponse>;
   readonly stop: () => Promise<void>;
   readonly reset: () => Promise<void>;
   /** The tools offered to this user now. */

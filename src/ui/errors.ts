@@ -11,7 +11,7 @@ import type { ErrorBody } from "../http/contract.ts";
  *
  * @example
  * ```ts
- * const failed = new HostError({ status: 409, type: "TurnRunning", message: "a turn is running" });
+ * const failed = new HostError({ status: 409, type: "turnInProgress", message: "a turn is already running in this window" });
  * failed._tag; // "HostError"
  * ```
  */

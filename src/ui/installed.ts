@@ -5,6 +5,18 @@
 import type { AssistantStore } from "./store.ts";
 
 let installed: AssistantStore | undefined;
+/** Told when a store is installed: panels already on the page that have none take it. */
+const waiting = new Set<(store: AssistantStore) => void>();
+
+/** Calls `take` with the installed store now, or once one is installed; returns a function that stops waiting. */
+export const whenInstalled = (take: (store: AssistantStore) => void): (() => void) => {
+  if (installed !== undefined) {
+    take(installed);
+    return () => undefined;
+  }
+  waiting.add(take);
+  return () => waiting.delete(take);
+};
 
 /**
  * Makes `store` the page's assistant, used by {@link openAssistant} and
@@ -19,6 +31,10 @@ let installed: AssistantStore | undefined;
  */
 export const installAssistant = (store: AssistantStore): (() => void) => {
   installed = store;
+  for (const take of [...waiting]) {
+    waiting.delete(take);
+    take(store);
+  }
   return () => {
     if (installed === store) installed = undefined;
   };

@@ -6,7 +6,7 @@
  */
 import type { PanelItem } from "../runtime/panelItems.ts";
 import { h } from "./dom.ts";
-import { installedAssistant } from "./installed.ts";
+import { whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, type ViewContext } from "./itemViews.ts";
 import { PANEL_CSS } from "./panelStyle.ts";
 import type { AssistantSnapshot, AssistantStore } from "./store.ts";
@@ -85,8 +85,15 @@ export class AssistantPanel extends Base {
     for (const { view } of this.#shown.values()) view.remove();
     this.#shown.clear();
     this.#last = undefined;
-    this.#store ??= installedAssistant();
-    this.#unsubscribe = this.#store?.subscribe((snapshot) => this.#render(snapshot));
+    if (this.#store === undefined) {
+      // No store given: the page's installed one, now or once the page installs it.
+      this.#unsubscribe = whenInstalled((store) => {
+        this.#unsubscribe = undefined;
+        this.store = store;
+      });
+      return;
+    }
+    this.#unsubscribe = this.#store.subscribe((snapshot) => this.#render(snapshot));
   }
 
   #build(): void {
