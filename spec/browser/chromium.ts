@@ -31,3 +31,8 @@ export const launch = (): Promise<Browser> =>
       "--no-first-run",
     ],
   });
+
+if (!haveChromium)
+  console.warn(
+    `The browser specs are skipped: no Chromium at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`,
+  );
