@@ -2,6 +2,7 @@
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
+import * as redis from "elyra-assistant/redis";
 import * as testing from "elyra-assistant/testing";
 import * as ui from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
@@ -161,6 +162,14 @@ describe("public exports", () => {
         "TOKEN_HEADER",
         "assistantHttp",
         "toNodeListener",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/redis", () => {
+    expect(Object.keys(redis).sort()).toMatchInlineSnapshot(`
+      [
+        "redisStore",
       ]
     `);
   });
