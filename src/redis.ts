@@ -8,7 +8,8 @@
 export type {
   RedisStore,
   RedisStoreOptions,
-  TokenUsage,
+  UsageCounts,
   UsageStore,
+  UsageTotals,
 } from "./adapters/store/redisStore.ts";
 export { redisStore } from "./adapters/store/redisStore.ts";

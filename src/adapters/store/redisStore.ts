@@ -7,20 +7,22 @@ import { createHash, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import type { RateDecision, RateLimit, RateLimitStore } from "../../runtime/rateLimit.ts";
 
-/** Tokens one model call used. */
-export interface TokenUsage {
+// Until src/runtime/usageStore.ts lands: the same port, by the same names.
+/** The tokens one request used. */
+export interface UsageCounts {
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
 
-/** The usage store port: token counts added per key and read back with the number of requests. */
+/** What a key used so far: tokens added up, and how many requests added them. */
+export interface UsageTotals extends UsageCounts {
+  readonly requests: number;
+}
+
+/** The usage store port: `add` records one request; `read` answers the totals, zeros for a new key. */
 export interface UsageStore {
-  readonly add: (key: string, usage: TokenUsage) => Promise<void> | void;
-  readonly read: (
-    key: string,
-  ) =>
-    | Promise<TokenUsage & { readonly requests: number }>
-    | (TokenUsage & { readonly requests: number });
+  readonly add: (key: string, usage: UsageCounts) => Promise<void> | void;
+  readonly read: (key: string) => Promise<UsageTotals> | UsageTotals;
 }
 
 /** How a {@link redisStore} names its keys. */
@@ -32,8 +34,8 @@ export interface RedisStoreOptions {
 /** A {@link RateLimitStore} and a {@link UsageStore} in one Redis; `close` quits a client the store opened. */
 export interface RedisStore extends RateLimitStore, UsageStore {
   readonly take: (key: string, limit: RateLimit, now: number) => Promise<RateDecision>;
-  readonly add: (key: string, usage: TokenUsage) => Promise<void>;
-  readonly read: (key: string) => Promise<TokenUsage & { readonly requests: number }>;
+  readonly add: (key: string, usage: UsageCounts) => Promise<void>;
+  readonly read: (key: string) => Promise<UsageTotals>;
   readonly close: () => Promise<void>;
 }
 
