@@ -1,0 +1,104 @@
+/** The secrets port: the in-memory twin and the file store keep, replace and forget alike. */
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { memorySecrets, type Secrets } from "elyra-assistant";
+import { fileSecrets } from "elyra-assistant/secrets";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+let dir = "";
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "elyra-secrets-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+describe.each([
+  ["memorySecrets", () => memorySecrets()],
+  ["fileSecrets", () => fileSecrets(join(dir, "keys", "secrets.json"))],
+] as const)("%s", (_, make: () => Secrets) => {
+  it("keeps one secret per user, replaces it, and forgets it", async () => {
+    const secrets = make();
+    expect(await secrets.get("id:1")).toBeUndefined();
+    await secrets.set("id:1", "sk-ant-one");
+    await secrets.set("id:2", "sk-ant-two");
+    expect(await secrets.get("id:1")).toBe("sk-ant-one");
+    await secrets.set("id:1", "sk-ant-uno");
+    expect(await secrets.get("id:1")).toBe("sk-ant-uno");
+    await secrets.delete("id:1");
+    expect(await secrets.get("id:1")).toBeUndefined();
+    expect(await secrets.get("id:2")).toBe("sk-ant-two");
+    await secrets.delete("id:1"); // forgetting twice does nothing
+  });
+
+  it("a user key named like an object's own property is a key like any other", async () => {
+    const secrets = make();
+    await secrets.set("__proto__", "sk-ant-proto");
+    await secrets.set("constructor", "sk-ant-ctor");
+    expect(await secrets.get("__proto__")).toBe("sk-ant-proto");
+    expect(await secrets.get("constructor")).toBe("sk-ant-ctor");
+    expect(await secrets.get("toString")).toBeUndefined();
+  });
+
+  it("changes made at once all land", async () => {
+    const secrets = make();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => secrets.set(`id:${i}`, `sk-ant-${i}`)));
+    for (let i = 0; i < 20; i++) expect(await secrets.get(`id:${i}`)).toBe(`sk-ant-${i}`);
+  });
+});
+
+describe("fileSecrets on disk", () => {
+  const path = () => join(dir, "keys", "secrets.json");
+
+  it("makes the directory 0700 and the file 0600", async () => {
+    await fileSecrets(path()).set("id:1", "sk-ant-one");
+    expect(await modeOf(join(dir, "keys"))).toBe(0o700);
+    expect(await modeOf(path())).toBe(0o600);
+  });
+
+  it("narrows a file and a directory found readable by others", async () => {
+    const secrets = fileSecrets(path());
+    await secrets.set("id:1", "sk-ant-one");
+    await chmod(path(), 0o644);
+    await chmod(join(dir, "keys"), 0o755);
+    expect(await secrets.get("id:1")).toBe("sk-ant-one");
+    expect(await modeOf(path())).toBe(0o600);
+    expect(await modeOf(join(dir, "keys"))).toBe(0o700);
+  });
+
+  it("writes a whole new file and renames it over the old: no temporary file is left", async () => {
+    const secrets = fileSecrets(path());
+    await secrets.set("id:1", "sk-ant-one");
+    const before = (await stat(path())).ino;
+    await secrets.set("id:2", "sk-ant-two");
+    // A rename puts a new inode at the path; writing in place would keep the old one.
+    expect((await stat(path())).ino).not.toBe(before);
+    expect(await readdir(join(dir, "keys"))).toEqual(["secrets.json"]);
+    expect(JSON.parse(await readFile(path(), "utf8"))).toEqual({
+      version: 1,
+      secrets: { "id:1": "sk-ant-one", "id:2": "sk-ant-two" },
+    });
+  });
+
+  it("forgetting removes the secret from the file, and a second store reads what the first wrote", async () => {
+    await fileSecrets(path()).set("id:1", "sk-ant-one");
+    await fileSecrets(path()).set("id:2", "sk-ant-two");
+    await fileSecrets(path()).delete("id:1");
+    const text = await readFile(path(), "utf8");
+    expect(text).not.toContain("sk-ant-one");
+    expect(await fileSecrets(path()).get("id:2")).toBe("sk-ant-two");
+  });
+
+  it("a file it cannot read is refused, never written over", async () => {
+    const secrets = fileSecrets(path());
+    await secrets.set("id:1", "sk-ant-one");
+    await writeFile(path(), "not json at all", { mode: 0o600 });
+    await expect(secrets.set("id:2", "sk-ant-two")).rejects.toThrow();
+    await writeFile(path(), JSON.stringify({ version: 2, keys: {} }), { mode: 0o600 });
+    await expect(secrets.get("id:1")).rejects.toThrow(/not a secrets file of version 1/);
+    expect(await readFile(path(), "utf8")).toBe(JSON.stringify({ version: 2, keys: {} }));
+  });
+});
