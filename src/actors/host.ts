@@ -19,6 +19,11 @@ import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } fro
 
 export interface HostOptions {
   readonly model: Model;
+  /**
+   * The model for a user's steps, when it depends on who asks (a
+   * `modelSource`'s `forUser`); asked at each step. `model` when not given.
+   */
+  readonly modelFor?: (user: User) => Model;
   /** Where logs live: `memoryStore()` by default, `sqliteStore(path)` to keep them. */
   readonly store?: EventStore;
   readonly clock?: Clock;
@@ -64,7 +69,8 @@ export interface Host {
   readonly close: () => Promise<void>;
 }
 
-const defaultUserKey = (user: User): string => {
+/** A user's key unless the host is given `userKey`: `id`, else `name`, else the value as JSON. */
+export const defaultUserKey = (user: User): string => {
   const u = user as { id?: unknown; name?: unknown } | null;
   if (u !== null && typeof u === "object" && (typeof u.id === "string" || typeof u.id === "number"))
     return `id:${u.id}`;
@@ -108,6 +114,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     bindings,
     app,
     model: options.model,
+    ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
     store,
     clock,
     path,

@@ -178,6 +178,8 @@ export interface WindowDeps {
   readonly bindings: WeakMap<object, WindowBinding>;
   readonly app: App;
   readonly model: Model;
+  /** The model for the window's user, when the host chooses per user. */
+  readonly modelFor?: (user: User) => Model;
   readonly store: EventStore;
   readonly clock: Clock;
   readonly path: CallPath;
@@ -257,7 +259,8 @@ export const openWindow = (
   const binding: WindowBinding = {
     callModel: async (input, signal) => {
       streamed = "";
-      const response = await deps.model.step(
+      const model = deps.modelFor?.(user) ?? deps.model;
+      const response = await model.step(
         {
           model: assistant?.model ?? "claude-sonnet-5-5",
           system,

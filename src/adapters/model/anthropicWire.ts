@@ -91,7 +91,7 @@ export const toModelError = (error: unknown, signal?: AbortSignal): ModelError =
   if (error instanceof APIConnectionError) return new ModelError({ kind: "connection", message });
   if (error instanceof APIError) {
     const kind = kindOf(error);
-    const apiMessage = error.apiMessage ?? message;
+    const apiMessage = codeModeRefused(error.status, error.apiMessage ?? message);
     // An overload inside a stream has no status; it is the same 529 as before one.
     const status = error.status ?? (kind === "overloaded" ? 529 : undefined);
     return new ModelError(
@@ -104,6 +104,17 @@ export const toModelError = (error: unknown, signal?: AbortSignal): ModelError =
   if (error instanceof SyntaxError) return new ModelError({ kind: "decode", message });
   // A body cut off after the headers (undici's "terminated") and the like.
   return new ModelError({ kind: "connection", message });
+};
+
+/**
+ * A backend that will not run code mode answers 422 naming the code execution
+ * tool; the user is told so in words, since asking again cannot help.
+ */
+const codeModeRefused = (status: number | undefined, message: string): string => {
+  const tool = status === 422 ? /\bcode_execution_\d{8}\b/.exec(message)?.[0] : undefined;
+  return tool === undefined
+    ? message
+    : `This server doesn't allow code mode (${tool} is refused by the backend).`;
 };
 
 const kindOf = (error: APIError): ModelErrorKind =>
