@@ -1,0 +1,193 @@
+/**
+ * The backend proxy: the Messages API behind the app's own sign-in, so no
+ * API key ever ships in the client. A fetch handler for `POST …/v1/messages`.
+ */
+import { Either } from "effect";
+import { readJson } from "../http/body.ts";
+import { HttpRefusal } from "../http/refusal.ts";
+import { type Clock, systemClock } from "../runtime/clock.ts";
+import type { Usage } from "../runtime/events.ts";
+import type { User } from "../runtime/origin.ts";
+import { memoryRateLimitStore, type RateLimit, type RateLimitStore } from "../runtime/rateLimit.ts";
+import type { UsageStore } from "../runtime/usageStore.ts";
+import {
+  internalError,
+  invalid,
+  limitUnavailable,
+  methodNotAllowed,
+  notFound,
+  ProxyRefusal,
+  rateLimited,
+  tooLarge,
+  unauthenticated,
+} from "./errors.ts";
+import { checkRequest } from "./policy.ts";
+import { forward } from "./upstream.ts";
+import { usageMeter } from "./usageMeter.ts";
+
+/** What {@link createProxy} tells `onUsage` once per forwarded request. */
+export interface ProxyUsage<U = User> {
+  readonly user: U;
+  readonly model: string;
+  readonly usage: Usage;
+}
+
+/** The settings of {@link createProxy}. */
+export interface ProxyOptions<U = User> {
+  /** The server's Anthropic API key, sent upstream as `x-api-key`. Never leaves the server. */
+  readonly apiKey: string;
+  /** Who the user is (from the app's session); `undefined` or `null` answers 401. */
+  readonly authenticate: (request: Request) => U | undefined | null | Promise<U | undefined | null>;
+  /** The key that stands for a user in the stores: the user if a string, else its `id`. */
+  readonly userKey?: (user: U) => string;
+  /** The models a request may name, exactly. */
+  readonly models: ReadonlyArray<string>;
+  /** The highest `max_tokens` a request may ask for; over it is refused (422). */
+  readonly maxTokens: number;
+  /** Requests per user: at most `calls` in any `perSeconds` window. No limit unless given. */
+  readonly rateLimit?: RateLimit;
+  /** Where the rate limit counts: in memory unless given (`redisStore` for several instances). */
+  readonly rateLimits?: RateLimitStore;
+  /** Where each user's tokens are added up; nowhere unless given. */
+  readonly usage?: UsageStore;
+  /** Whether a `code_execution_*` server tool is passed: false. */
+  readonly codeExecution?: boolean;
+  /** Whether `stream: true` is passed: true. When false, it is refused with 422 "Streaming isn't proxied". */
+  readonly stream?: boolean;
+  /** Told of each forwarded request's usage, once, when its answer ends (or is cut, or left). */
+  readonly onUsage?: (report: ProxyUsage<U>) => void;
+  /** Told of each error that is a bug (answered 500 with nothing of it): `console.error` by default. */
+  readonly onError?: (error: unknown, request: Request) => void;
+  /** The Messages API's origin: `https://api.anthropic.com`. */
+  readonly upstream?: string;
+  /** How long upstream may send nothing (before its headers, or between chunks): 120 000 ms. */
+  readonly timeoutMs?: number;
+  /** The largest request body taken: 32 MB, the API's own limit. */
+  readonly maxBodyBytes?: number;
+  readonly clock?: Clock;
+  /** How to reach upstream: the platform's `fetch` unless given. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+const PATH = /\/v1\/messages\/?$/;
+
+/** A user's key for the stores. */
+const defaultUserKey = (user: unknown): string => {
+  if (typeof user === "string") return user;
+  const id = (user as { id?: unknown } | null)?.id;
+  if (typeof id === "string" || typeof id === "number") return String(id);
+  throw new TypeError("createProxy: the user has no string or number `id`; give `userKey`");
+};
+
+/** Body and JSON refusals of the shared reader, in the API's words. */
+const fromHttp = (refusal: HttpRefusal, limit: number): ProxyRefusal =>
+  refusal.status === 413 ? tooLarge(limit) : invalid(refusal.message);
+
+/**
+ * The Messages API, proxied: a fetch handler for `POST …/v1/messages` that
+ * the real SDK reaches with `baseURL` and `authToken`. Before anything goes
+ * upstream it authenticates the user (401), decodes the body (400 naming the
+ * field), checks the model (422), `max_tokens` (422), server tools (422),
+ * streaming (422) and the user's rate limit (429). Then it forwards with the
+ * server's key, passing the event stream through as it arrives. Refusals and
+ * failures answer the API's error JSON; a bug answers a bare 500.
+ *
+ * @example
+ * ```ts
+ * const proxy = createProxy({
+ *   apiKey: process.env.ANTHROPIC_API_KEY ?? "",
+ *   authenticate: (request) => sessions.userOf(request),
+ *   models: ["claude-sonnet-4-5"],
+ *   maxTokens: 8192,
+ *   rateLimit: { calls: 30, perSeconds: 60 },
+ *   onUsage: ({ user, model, usage }) => console.log(user, model, usage),
+ * });
+ * createServer(toNodeListener(proxy)).listen(3000); // SDK: baseURL "http://host:3000/claude"
+ * ```
+ */
+export const createProxy = <U = User>(
+  options: ProxyOptions<U>,
+): ((request: Request) => Promise<Response>) => {
+  const policy = {
+    models: new Set(options.models),
+    maxTokens: options.maxTokens,
+    codeExecution: options.codeExecution ?? false,
+    stream: options.stream ?? true,
+  };
+  const clock = options.clock ?? systemClock;
+  const rateLimits = options.rateLimits ?? memoryRateLimitStore();
+  const keyOf = options.userKey ?? defaultUserKey;
+  const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const report =
+    options.onError ??
+    ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
+
+  const takeLimit = async (key: string): Promise<ProxyRefusal | undefined> => {
+    const limit = options.rateLimit;
+    if (limit === undefined) return undefined;
+    let decision: Awaited<ReturnType<RateLimitStore["take"]>>;
+    try {
+      decision = await rateLimits.take(`proxy:${key}`, limit, clock.now());
+    } catch {
+      return limitUnavailable();
+    }
+    return decision.ok
+      ? undefined
+      : rateLimited(decision.retryAfterMs, limit.calls, limit.perSeconds);
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    if (!PATH.test(new URL(request.url).pathname)) throw notFound();
+    if (request.method !== "POST") throw methodNotAllowed();
+    const user = await options.authenticate(request);
+    if (user === undefined || user === null) throw unauthenticated();
+    const key = keyOf(user);
+
+    const json = await readJson(request, maxBodyBytes);
+    if (Either.isLeft(json)) throw fromHttp(json.left, maxBodyBytes);
+    const checked = checkRequest(json.right, policy);
+    if (Either.isLeft(checked)) throw checked.left;
+    const limited = await takeLimit(key);
+    if (limited !== undefined) throw limited;
+
+    const model = checked.right.model;
+    const meter = usageMeter((usage) => {
+      try {
+        options.onUsage?.({ user, model, usage });
+      } catch (error) {
+        report(error, request);
+      }
+      if (options.usage === undefined) return;
+      const counts = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+      Promise.resolve()
+        .then(() => options.usage?.add(key, counts))
+        .catch((error: unknown) => report(error, request));
+    });
+    return forward({
+      url,
+      apiKey: options.apiKey,
+      version: request.headers.get("anthropic-version"),
+      // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate keys).
+      body: JSON.stringify(json.right),
+      timeoutMs,
+      clock,
+      fetch: doFetch,
+      signal: request.signal,
+      meter,
+    });
+  };
+
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      if (error instanceof ProxyRefusal) return error.toResponse();
+      if (error instanceof HttpRefusal) return fromHttp(error, maxBodyBytes).toResponse();
+      report(error, request);
+      return internalError();
+    }
+  };
+};

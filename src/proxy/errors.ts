@@ -1,0 +1,116 @@
+/**
+ * What the proxy answers instead of forwarding, as tagged values: each
+ * becomes the Messages API's own error shape, `{type: "error", error: {type,
+ * message}}`, so the SDK on the client reads it as it reads the API's.
+ */
+import { Data } from "effect";
+
+/** The API's error types the proxy answers with. */
+export type ProxyErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "not_found_error"
+  | "request_too_large"
+  | "rate_limit_error"
+  | "api_error"
+  | "timeout_error";
+
+/** The Messages API's error body. */
+export interface ProxyErrorBody {
+  readonly type: "error";
+  readonly error: { readonly type: ProxyErrorType; readonly message: string };
+}
+
+/** A request answered by the proxy itself: refused, or failed upstream. Never a bug. */
+export class ProxyRefusal extends Data.TaggedError("ProxyRefusal")<{
+  readonly status: 400 | 401 | 404 | 405 | 413 | 422 | 429 | 502 | 503 | 504;
+  readonly type: ProxyErrorType;
+  readonly message: string;
+  /** Headers the answer carries (`retry-after` on a 429, `allow` on a 405). */
+  readonly headers?: Readonly<Record<string, string>>;
+}> {
+  /** The answer, as the API's error JSON. */
+  toResponse(): Response {
+    return errorResponse(this.status, this.type, this.message, this.headers);
+  }
+}
+
+export const errorResponse = (
+  status: number,
+  type: ProxyErrorType,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response => {
+  const body: ProxyErrorBody = { type: "error", error: { type, message } };
+  return Response.json(body, { status, headers });
+};
+
+/** The one answer to a bug: no message, no stack. */
+export const internalError = (): Response => errorResponse(500, "api_error", "internal error");
+
+export const unauthenticated = () =>
+  new ProxyRefusal({ status: 401, type: "authentication_error", message: "no signed-in user" });
+
+export const notFound = () =>
+  new ProxyRefusal({
+    status: 404,
+    type: "not_found_error",
+    message: "only POST …/v1/messages is proxied",
+  });
+
+export const methodNotAllowed = () =>
+  new ProxyRefusal({
+    status: 405,
+    type: "invalid_request_error",
+    message: "…/v1/messages takes POST",
+    headers: { allow: "POST" },
+  });
+
+export const invalid = (message: string) =>
+  new ProxyRefusal({ status: 400, type: "invalid_request_error", message });
+
+export const tooLarge = (limit: number) =>
+  new ProxyRefusal({
+    status: 413,
+    type: "request_too_large",
+    message: `the body is over ${limit} bytes`,
+  });
+
+/** A request the API would take but this proxy does not: 422, naming what. */
+export const unprocessable = (message: string) =>
+  new ProxyRefusal({ status: 422, type: "invalid_request_error", message });
+
+/** The message of the refusal a client that streams should fall back on (the adapter reads "Streaming"). */
+export const STREAMING_REFUSED = "Streaming isn't proxied";
+
+export const rateLimited = (retryAfterMs: number, calls: number, perSeconds: number) => {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ProxyRefusal({
+    status: 429,
+    type: "rate_limit_error",
+    message: `at most ${calls} requests per ${perSeconds} s for a user; retry in ${seconds} s`,
+    headers: { "retry-after": String(seconds) },
+  });
+};
+
+/** The rate-limit store failed: refused, not passed (fail closed). */
+export const limitUnavailable = () =>
+  new ProxyRefusal({
+    status: 503,
+    type: "api_error",
+    message: "the rate limit can't be checked just now",
+  });
+
+export const upstreamUnreachable = () =>
+  new ProxyRefusal({
+    status: 502,
+    type: "api_error",
+    message: "the Messages API can't be reached",
+  });
+
+export const upstreamTimeout = (timeoutMs: number) =>
+  new ProxyRefusal({
+    status: 504,
+    type: "timeout_error",
+    message: `the Messages API sent nothing for ${timeoutMs / 1000} s`,
+  });
