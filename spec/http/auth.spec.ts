@@ -12,6 +12,8 @@ const EVERY_ROUTE: ReadonlyArray<readonly [string, Call]> = [
   ["reset", {}],
   ["tools", {}],
   ["selected", { body: { kind: "customer", ids: [42] } }],
+  ["key", { body: { key: null } }],
+  ["source", {}],
   ["events", {}],
   ["live?command=customers_show&args=%7B%22id%22%3A42%7D", {}],
 ];

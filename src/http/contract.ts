@@ -46,6 +46,15 @@ export const SelectedBody = Schema.Struct({
   route: Schema.optional(Schema.NullOr(Schema.String)),
 });
 
+/**
+ * `POST /key`: the user's own Anthropic API key to keep, or `null` to forget
+ * it. Write-only: no route reads it back.
+ */
+export const KeyBody = Schema.Struct({ key: Schema.NullOr(Schema.String) });
+
+/** What `POST /key` takes as a key: an Anthropic API key's shape (`sk-ant-…`), nothing else. */
+export const API_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{16,256}$/;
+
 /** The query of `GET /live?command=…&args=<json>`: a live query, streamed as SSE until the request ends. */
 export const LiveQuery = Schema.Struct({
   command: Schema.String,
@@ -84,6 +93,14 @@ export interface ConfirmResponse {
   readonly result: ConfirmResult;
 }
 
+/** Where the user's steps go: the backend proxy, their own key, the host's `ANTHROPIC_API_KEY`, or nowhere. */
+export type SourceName = "backend" | "userKey" | "environment" | "none";
+
+/** `POST /source`'s answer. */
+export interface SourceResponse {
+  readonly source: SourceName;
+}
+
 /** A tool as `POST /tools` lists it: offered to this user now. */
 export interface ToolInfo {
   readonly name: string;
@@ -101,6 +118,7 @@ export interface ToolInfo {
  * - `tooLarge` (413): a body over {@link MAX_BODY_BYTES};
  * - `turnInProgress`, `windowFailed`, `closed` (409): the prompt (or reset) cannot start now;
  * - `noAssistant` (404): the app has no assistant;
+ * - `notConfigured` (404): `/key` or `/source` on a host given no secrets store or model source;
  * - live queries refused: `unknownCommand`, `notLive`, `badArguments`, `tooMany` (400),
  *   `notAllowed`, `noAbility` (403);
  * - `notFound` (404), `methodNotAllowed` (405);
@@ -116,6 +134,7 @@ export type ErrorType =
   | "windowFailed"
   | "closed"
   | "noAssistant"
+  | "notConfigured"
   | "unknownCommand"
   | "notLive"
   | "badArguments"
@@ -139,6 +158,9 @@ export interface ErrorBody {
  * - `POST /stop`, `POST /reset` → 204;
  * - `POST /tools` → 200 `{tools: ToolInfo[]}`;
  * - `POST /selected` → 204;
+ * - `POST /key` → 204: keeps the user's API key ({@link KeyBody}), or forgets it (`{key: null}`);
+ *   never read back; a key not shaped like one is a 400 that does not repeat it;
+ * - `POST /source` → 200 {@link SourceResponse}: where the user's steps go now;
  * - `GET /events` → SSE, each log event as `id: <seq>` and `data: <json>`, resumable with `Last-Event-ID`;
  * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query.
  */
@@ -149,6 +171,8 @@ export const ROUTES = [
   "reset",
   "tools",
   "selected",
+  "key",
+  "source",
   "events",
   "live",
 ] as const;
@@ -161,6 +185,8 @@ export const ROUTE_METHODS: Readonly<Record<(typeof ROUTES)[number], "GET" | "PO
   reset: "POST",
   tools: "POST",
   selected: "POST",
+  key: "POST",
+  source: "POST",
   events: "GET",
   live: "GET",
 };

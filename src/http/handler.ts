@@ -9,13 +9,16 @@ import type { Host } from "../actors/host.ts";
 import type { AssistantWindow, PromptInput } from "../actors/window.ts";
 import { offered } from "../runtime/catalog.ts";
 import type { User } from "../runtime/origin.ts";
+import type { Secrets } from "../runtime/secrets.ts";
 import { decode, readJson } from "./body.ts";
 import {
+  API_KEY_PATTERN,
   BASE_PATH,
   CLIENT_HEADER,
   ClientId,
   ConfirmBody,
   type ConfirmResponse,
+  KeyBody,
   LastEventId,
   LiveQuery,
   MAX_BODY_BYTES,
@@ -24,6 +27,8 @@ import {
   PromptFields,
   ROUTE_METHODS,
   SelectedBody,
+  type SourceName,
+  type SourceResponse,
   TOKEN_HEADER,
   type ToolInfo,
 } from "./contract.ts";
@@ -32,12 +37,21 @@ import {
   forbidden,
   internalError,
   methodNotAllowed,
+  notConfigured,
   notFound,
   refusalOf,
   unauthenticated,
 } from "./refusal.ts";
 import { sseResponse } from "./sse.ts";
 import { sameToken } from "./token.ts";
+
+/** Where users' steps go, as `/source` and `/key` ask it: a `modelSource()` is one. */
+export interface SourceOfUsers {
+  /** Which source the user's next step goes to. */
+  readonly which: (user: User) => Promise<SourceName>;
+  /** The user's key in the secrets store, as the source reads it. */
+  readonly userKey: (user: User) => string;
+}
 
 /** What {@link assistantHttp} needs besides the host. */
 export interface AssistantHttpOptions {
@@ -49,6 +63,13 @@ export interface AssistantHttpOptions {
   readonly basePath?: string;
   /** How often an open event stream sends a comment line: 15 s. */
   readonly heartbeatMs?: number;
+  /**
+   * Where `POST /key` keeps users' own API keys: the store the `source` reads.
+   * Without it (or without `source`) `/key` answers 404 `notConfigured`.
+   */
+  readonly secrets?: Secrets;
+  /** Where users' steps go, for `POST /source`; without it `/source` answers 404 `notConfigured`. */
+  readonly source?: SourceOfUsers;
   /** Told of each error that is a bug (answered 500 with nothing of it): `console.error` by default. */
   readonly onError?: (error: unknown, request: Request) => void;
 }
@@ -85,6 +106,14 @@ const decoded = <A, I>(schema: Schema.Schema<A, I>, json: unknown, what = "body"
 /** The body, read as JSON and decoded by the contract's schema. */
 const bodyOf = async <A, I>(request: Request, schema: Schema.Schema<A, I>): Promise<A> =>
   decoded(schema, await jsonOf(request));
+
+/** `POST /key`'s body: any failure says what a key looks like, never what was sent. */
+const keyOf = async (request: Request): Promise<string | null> => {
+  const body = decode(KeyBody, await jsonOf(request));
+  if (Either.isRight(body) && (body.right.key === null || API_KEY_PATTERN.test(body.right.key)))
+    return body.right.key;
+  throw badRequest("key: must be an Anthropic API key (sk-ant-…), or null to forget it");
+};
 
 const promptInput = (body: typeof PromptBody.Type): PromptInput => {
   if (typeof body === "string") return body;
@@ -191,6 +220,24 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     const body = await bodyOf(c.req.raw, SelectedBody);
     await window.select(body.kind, body.ids, body.route === undefined ? {} : { route: body.route });
     return noContent();
+  });
+
+  api.post("/key", async (c) => {
+    windowOf(host, c);
+    const { secrets, source } = options;
+    if (secrets === undefined) throw notConfigured("secrets store");
+    if (source === undefined) throw notConfigured("model source");
+    const key = await keyOf(c.req.raw);
+    const userKey = source.userKey(c.get("user"));
+    await (key === null ? secrets.delete(userKey) : secrets.set(userKey, key));
+    return noContent();
+  });
+
+  api.post("/source", async (c) => {
+    windowOf(host, c);
+    if (options.source === undefined) throw notConfigured("model source");
+    const answer: SourceResponse = { source: await options.source.which(c.get("user")) };
+    return Response.json(answer);
   });
 
   api.get("/events", (c) => {

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export {
+  API_KEY_PATTERN,
   BASE_PATH,
   CLIENT_HEADER,
   ClientId,
@@ -14,6 +15,7 @@ export {
   type ConfirmResult,
   type ErrorBody,
   type ErrorType,
+  KeyBody,
   LastEventId,
   LiveQuery,
   MAX_BODY_BYTES,
@@ -23,8 +25,15 @@ export {
   ROUTE_METHODS,
   ROUTES,
   SelectedBody,
+  type SourceName,
+  type SourceResponse,
   TOKEN_HEADER,
   type ToolInfo,
 } from "./contract.ts";
-export { type AssistantHttpOptions, assistantHttp, type FetchHandler } from "./handler.ts";
+export {
+  type AssistantHttpOptions,
+  assistantHttp,
+  type FetchHandler,
+  type SourceOfUsers,
+} from "./handler.ts";
 export { type NodeListenerOptions, toNodeListener } from "./node.ts";

@@ -43,6 +43,13 @@ export const tooLarge = (limit: number) =>
 export const notFound = () =>
   new HttpRefusal({ status: 404, type: "notFound", message: "no such route" });
 
+export const notConfigured = (what: string) =>
+  new HttpRefusal({
+    status: 404,
+    type: "notConfigured",
+    message: `this host has no ${what} for this route`,
+  });
+
 export const methodNotAllowed = (allow: string) =>
   new HttpRefusal({
     status: 405,
