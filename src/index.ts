@@ -122,6 +122,8 @@ export type {
 export { history, STOPPED_MARK, selections, status, usage } from "./runtime/projections.ts";
 export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/rateLimit.ts";
 export { memoryRateLimitStore } from "./runtime/rateLimit.ts";
+export type { Secrets } from "./runtime/secrets.ts";
+export { memorySecrets } from "./runtime/secrets.ts";
 export type { EventStore } from "./runtime/store.ts";
 export { AppendConflict } from "./runtime/store.ts";
 export { systemPrompt, WINDOW_RULE } from "./runtime/systemPrompt.ts";

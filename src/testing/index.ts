@@ -9,6 +9,7 @@ import type { RateLimitStore } from "../runtime/rateLimit.ts";
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
 export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
+export { memorySecrets } from "../runtime/secrets.ts";
 export { simulatedClock } from "./clock.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
 export {
