@@ -3,6 +3,7 @@ import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
 import * as redis from "elyra-assistant/redis";
+import * as secrets from "elyra-assistant/secrets";
 import * as testing from "elyra-assistant/testing";
 import * as ui from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
@@ -70,6 +71,7 @@ describe("public exports", () => {
         "isAppPath",
         "lateResult",
         "memoryRateLimitStore",
+        "memorySecrets",
         "memoryStore",
         "offered",
         "panelItems",
@@ -106,6 +108,7 @@ describe("public exports", () => {
         "fakeModel",
         "isFailure",
         "memoryRateLimitStore",
+        "memorySecrets",
         "memoryStore",
         "overloaded",
         "refuses",
@@ -147,10 +150,12 @@ describe("public exports", () => {
   it("elyra-assistant/http", () => {
     expect(Object.keys(http).sort()).toMatchInlineSnapshot(`
       [
+        "API_KEY_PATTERN",
         "BASE_PATH",
         "CLIENT_HEADER",
         "ClientId",
         "ConfirmBody",
+        "KeyBody",
         "LastEventId",
         "LiveQuery",
         "MAX_BODY_BYTES",
@@ -174,10 +179,19 @@ describe("public exports", () => {
     `);
   });
 
+  it("elyra-assistant/secrets", () => {
+    expect(Object.keys(secrets).sort()).toMatchInlineSnapshot(`
+      [
+        "fileSecrets",
+      ]
+    `);
+  });
+
   it("elyra-assistant/anthropic", () => {
     expect(Object.keys(anthropic).sort()).toMatchInlineSnapshot(`
       [
         "anthropic",
+        "modelSource",
       ]
     `);
   });
