@@ -2,6 +2,7 @@
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
+import * as proxy from "elyra-assistant/proxy";
 import * as redis from "elyra-assistant/redis";
 import * as secrets from "elyra-assistant/secrets";
 import * as testing from "elyra-assistant/testing";
@@ -73,6 +74,7 @@ describe("public exports", () => {
         "memoryRateLimitStore",
         "memorySecrets",
         "memoryStore",
+        "memoryUsageStore",
         "offered",
         "panelItems",
         "percentEncode",
@@ -110,6 +112,7 @@ describe("public exports", () => {
         "memoryRateLimitStore",
         "memorySecrets",
         "memoryStore",
+        "memoryUsageStore",
         "overloaded",
         "refuses",
         "responseOf",
@@ -167,6 +170,18 @@ describe("public exports", () => {
         "TOKEN_HEADER",
         "assistantHttp",
         "toNodeListener",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/proxy", () => {
+    expect(Object.keys(proxy).sort()).toMatchInlineSnapshot(`
+      [
+        "DEFAULT_ANTHROPIC_VERSION",
+        "MessagesRequest",
+        "ProxyRefusal",
+        "STREAMING_REFUSED",
+        "createProxy",
       ]
     `);
   });

@@ -127,5 +127,7 @@ export { memorySecrets } from "./runtime/secrets.ts";
 export type { EventStore } from "./runtime/store.ts";
 export { AppendConflict } from "./runtime/store.ts";
 export { systemPrompt, WINDOW_RULE } from "./runtime/systemPrompt.ts";
+export type { UsageCounts, UsageStore, UsageTotals } from "./runtime/usageStore.ts";
+export { memoryUsageStore } from "./runtime/usageStore.ts";
 export type { NoteInput, NoteQuery, NoteSelection, QueryOrigin } from "./runtime/windowNote.ts";
 export { NOTE_BOUNDS, windowNote } from "./runtime/windowNote.ts";

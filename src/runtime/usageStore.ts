@@ -34,7 +34,8 @@ export interface UsageStore {
  * usage.read("ada"); // { inputTokens: 120, outputTokens: 40, requests: 1 }
  * ```
  */
-export const memoryUsageStore = (): UsageStore & {
+export const memoryUsageStore = (): {
+  readonly add: (key: string, usage: UsageCounts) => void;
   readonly read: (key: string) => UsageTotals;
 } => {
   const totals = new Map<string, UsageTotals>();

@@ -10,6 +10,7 @@ export { confirmationBroker } from "../actors/confirmationBroker.ts";
 export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
 export { memorySecrets } from "../runtime/secrets.ts";
+export { memoryUsageStore } from "../runtime/usageStore.ts";
 export { simulatedClock } from "./clock.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
 export {
