@@ -5,11 +5,5 @@
  * @packageDocumentation
  */
 
-export type {
-  RedisStore,
-  RedisStoreOptions,
-  UsageCounts,
-  UsageStore,
-  UsageTotals,
-} from "./adapters/store/redisStore.ts";
+export type { RedisStore, RedisStoreOptions } from "./adapters/store/redisStore.ts";
 export { redisStore } from "./adapters/store/redisStore.ts";

@@ -6,24 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import type { RateDecision, RateLimit, RateLimitStore } from "../../runtime/rateLimit.ts";
-
-// Until src/runtime/usageStore.ts lands: the same port, by the same names.
-/** The tokens one request used. */
-export interface UsageCounts {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
-
-/** What a key used so far: tokens added up, and how many requests added them. */
-export interface UsageTotals extends UsageCounts {
-  readonly requests: number;
-}
-
-/** The usage store port: `add` records one request; `read` answers the totals, zeros for a new key. */
-export interface UsageStore {
-  readonly add: (key: string, usage: UsageCounts) => Promise<void> | void;
-  readonly read: (key: string) => Promise<UsageTotals> | UsageTotals;
-}
+import type { UsageCounts, UsageStore, UsageTotals } from "../../runtime/usageStore.ts";
 
 /** How a {@link redisStore} names its keys. */
 export interface RedisStoreOptions {
