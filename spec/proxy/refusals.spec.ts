@@ -1,0 +1,226 @@
+/** Every refusal is the API's error JSON with its status, and nothing goes upstream (P1, P2). */
+import Anthropic from "@anthropic-ai/sdk";
+import { memoryRateLimitStore, says } from "elyra-assistant/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { ask, proxied, USER_TOKEN } from "./fixture.ts";
+
+type Setup = Awaited<ReturnType<typeof proxied>>;
+let setup: Setup | undefined;
+afterEach(async () => {
+  await setup?.close();
+  setup = undefined;
+});
+
+/** What the SDK threw, as status, error type and message. */
+const refusal = async (call: Promise<unknown>) => {
+  try {
+    await call;
+  } catch (error) {
+    if (!(error instanceof Anthropic.APIError)) throw error;
+    const body = error.error as { type?: string; error?: { type?: string; message?: string } };
+    return {
+      status: error.status,
+      type: body.error?.type,
+      message: body.error?.message ?? "",
+      retryAfter: error.headers?.get("retry-after") ?? null,
+    };
+  }
+  throw new Error("the request was not refused");
+};
+
+const codeTool = { type: "code_execution_20260120", name: "code_execution" } as const;
+
+describe("refusals, with 0 upstream requests", () => {
+  it("no token or a bad one: 401 authentication_error, never a redirect", async () => {
+    setup = await proxied([says("never")]);
+    for (const authToken of ["someone-else", ""]) {
+      const sdk = new Anthropic({ baseURL: setup.url, authToken, maxRetries: 0 });
+      expect(await refusal(sdk.messages.create(ask("Hi")))).toMatchObject({
+        status: 401,
+        type: "authentication_error",
+      });
+    }
+    const raw = await fetch(`${setup.url}/v1/messages`, { method: "POST", redirect: "manual" });
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await raw.json()).toEqual({
+      type: "error",
+      error: { type: "authentication_error", message: "no signed-in user" },
+    });
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it("a body that doesn't decode: 400 naming the field", async () => {
+    setup = await proxied([says("never")]);
+    const post = (body: string) =>
+      fetch(`${setup?.url}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+        body,
+      });
+    const cases: Array<[string, RegExp]> = [
+      ["not json", /must be JSON/],
+      ["[]", /expected an object/],
+      [JSON.stringify({ model: "claude-sonnet-5-5", messages: [] }), /max_tokens/],
+      [JSON.stringify({ ...ask("Hi"), max_tokens: "lots" }), /max_tokens/],
+      [JSON.stringify({ ...ask("Hi"), model: 5 }), /model/],
+      [JSON.stringify({ ...ask("Hi"), stream: "yes" }), /stream/],
+      [
+        JSON.stringify({ ...ask("Hi"), tools: [{ type: "web_search_20250305" }] }),
+        /tools\[0\]\.name/,
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      const json = (await response.json()) as {
+        type: string;
+        error: { type: string; message: string };
+      };
+      expect(json.type).toBe("error");
+      expect(json.error.type).toBe("invalid_request_error");
+      expect(json.error.message).toMatch(message);
+    }
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it("a model off the allowlist, max_tokens over the cap: 422 naming them", async () => {
+    setup = await proxied([says("never")]);
+    expect(
+      await refusal(setup.sdk.messages.create({ ...ask("Hi"), model: "claude-opus-9" })),
+    ).toMatchObject({
+      status: 422,
+      type: "invalid_request_error",
+      message: 'model: "claude-opus-9" isn\'t allowed here',
+    });
+    expect(
+      await refusal(setup.sdk.messages.create({ ...ask("Hi"), max_tokens: 8192 })),
+    ).toMatchObject({
+      status: 422,
+      message: "max_tokens: 8192 is over this proxy's cap of 4096",
+    });
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it("server tools: 422 naming the tool; code execution too, by default", async () => {
+    setup = await proxied([says("never")]);
+    const webSearch = { type: "web_search_20250305", name: "web_search" } as const;
+    expect(
+      await refusal(setup.sdk.messages.create({ ...ask("Hi"), tools: [webSearch] } as never)),
+    ).toMatchObject({
+      status: 422,
+      message: 'tools[0]: the server tool "web_search_20250305" ("web_search") isn\'t proxied',
+    });
+    expect(
+      await refusal(setup.sdk.messages.create({ ...ask("Hi"), tools: [codeTool] } as never)),
+    ).toMatchObject({ status: 422, message: expect.stringContaining("code_execution_20260120") });
+    const mcp = { mcp_servers: [{ type: "url", url: "https://evil.example/mcp", name: "x" }] };
+    expect(
+      await refusal(setup.sdk.messages.create({ ...ask("Hi"), ...mcp } as never)),
+    ).toMatchObject({
+      status: 422,
+      message: "mcp_servers: MCP servers aren't proxied",
+    });
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it('streaming, when `stream: false`: 422 "Streaming isn\'t proxied"', async () => {
+    setup = await proxied([says("never")], { stream: false });
+    expect(await refusal(setup.sdk.messages.create({ ...ask("Hi"), stream: true }))).toMatchObject({
+      status: 422,
+      message: "Streaming isn't proxied",
+    });
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it("over the user's rate limit: 429 with retry-after in seconds", async () => {
+    setup = await proxied([says("one"), says("two")], {
+      rateLimit: { calls: 1, perSeconds: 30 },
+      rateLimits: memoryRateLimitStore(),
+    });
+    await setup.sdk.messages.create(ask("Hi"));
+    expect(await refusal(setup.sdk.messages.create(ask("Again")))).toMatchObject({
+      status: 429,
+      type: "rate_limit_error",
+      retryAfter: "30",
+    });
+    expect(setup.api.requests).toHaveLength(1);
+  });
+
+  it("a rate-limit store that fails refuses (fail closed): 503", async () => {
+    setup = await proxied([says("never")], {
+      rateLimit: { calls: 10, perSeconds: 60 },
+      rateLimits: {
+        take: () => {
+          throw new Error("store down");
+        },
+      },
+    });
+    expect(await refusal(setup.sdk.messages.create(ask("Hi")))).toMatchObject({ status: 503 });
+    expect(setup.api.requests).toEqual([]);
+  });
+
+  it("other paths and methods: 404 and 405", async () => {
+    setup = await proxied([says("never")]);
+    const headers = { authorization: `Bearer ${USER_TOKEN}` };
+    const other = await fetch(`${setup.url}/v1/complete`, { method: "POST", headers });
+    expect(other.status).toBe(404);
+    const get = await fetch(`${setup.url}/v1/messages`, { headers });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(setup.api.requests).toEqual([]);
+  });
+});
+
+describe("credentials and headers (P1)", () => {
+  it("forwards the server's key only, and returns only content-type and request-id", async () => {
+    setup = await proxied(
+      [
+        says("Hi"),
+        {
+          error: {
+            status: 529,
+            type: "overloaded_error",
+            message: "Overloaded",
+            shouldRetry: true,
+          },
+        },
+      ],
+      {},
+      {
+        defaultHeaders: {
+          "x-api-key": "sk-ant-client-key",
+          cookie: "session=secret",
+          "anthropic-beta": "mcp-client-2025-04-04",
+          "x-forwarded-for": "10.0.0.1",
+        },
+      },
+    );
+    await setup.sdk.messages.create(ask("Hi"));
+    const [sent] = setup.api.requests;
+    expect(sent?.headers["x-api-key"]).toBe("sk-ant-server-key");
+    expect(sent?.headers.authorization).toBeUndefined();
+    expect(sent?.headers.cookie).toBeUndefined();
+    expect(sent?.headers["anthropic-beta"]).toBeUndefined();
+    expect(sent?.headers["x-forwarded-for"]).toBeUndefined();
+    expect(JSON.stringify(sent?.headers)).not.toContain("user-token");
+    expect(sent?.headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    // Upstream's 529 comes back whole with its status, without its retry headers.
+    const response = await fetch(`${setup.url}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(ask("Hi")),
+    });
+    expect(response.status).toBe(529);
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    });
+    const names = [...response.headers.keys()].filter(
+      (name) =>
+        !["content-length", "date", "connection", "keep-alive", "transfer-encoding"].includes(name),
+    );
+    expect(names.sort()).toEqual(["content-type", "request-id"]);
+  });
+});
