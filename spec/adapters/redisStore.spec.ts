@@ -4,7 +4,14 @@
  * one limit together, the same decisions as memoryRateLimitStore on random
  * arrivals, usage, and failing closed when Redis is gone.
  */
-import { createApp, createCallPath, memoryRateLimitStore, type RateLimit } from "elyra-assistant";
+import {
+  createApp,
+  createCallPath,
+  memoryRateLimitStore,
+  memoryUsageStore,
+  type RateLimit,
+} from "elyra-assistant";
+import { createProxy } from "elyra-assistant/proxy";
 import { redisStore } from "elyra-assistant/redis";
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
@@ -161,7 +168,88 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
     });
   });
 
+  it("two proxy instances sharing the Redis store hold one user's limit together, and add up their usage", async () => {
+    const prefix = fresh();
+    const stores = [redisStore(client(), { prefix }), redisStore(client(), { prefix })];
+    // A stand-in upstream: every request used 10 tokens in, 5 out.
+    const upstream = async () =>
+      Response.json({
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-test",
+        content: [{ type: "text", text: "hi" }],
+        stop_reason: "end_turn",
+        usage: { input_tokens: 10, output_tokens: 5 },
+      });
+    const proxies = stores.map((store) =>
+      createProxy({
+        apiKey: "sk-server",
+        authenticate: () => "ada",
+        models: ["claude-test"],
+        maxTokens: 100,
+        rateLimit: { calls: 3, perSeconds: 60 },
+        rateLimits: store,
+        usage: store,
+        clock: simulatedClock(1_000),
+        fetch: upstream,
+      }),
+    );
+    const request = () =>
+      new Request("http://proxy.test/v1/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "claude-test",
+          max_tokens: 50,
+          messages: [{ role: "user", content: "hi" }],
+        }),
+      });
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (proxies[i % 2] ?? proxies[0])?.(request())),
+    );
+    await Promise.all(responses.map((r) => r?.text()));
+    expect(responses.filter((r) => r?.status === 200)).toHaveLength(3);
+    expect(responses.filter((r) => r?.status === 429)).toHaveLength(7);
+    // The proxies add usage after the answer ends, without waiting: poll briefly.
+    const deadline = Date.now() + 2_000;
+    while ((await stores[0]?.read("ada"))?.requests !== 3 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await stores[1]?.read("ada")).toEqual({
+      inputTokens: 30,
+      outputTokens: 15,
+      requests: 3,
+    });
+  });
+
   describe("usage", () => {
+    it("adds up exactly as memoryUsageStore", async () => {
+      const redis = client();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              key: fc.constantFrom("ada", "grace", "linus"),
+              inputTokens: fc.nat({ max: 200_000 }),
+              outputTokens: fc.nat({ max: 64_000 }),
+            }),
+            { maxLength: 20 },
+          ),
+          async (adds) => {
+            const store = redisStore(redis, { prefix: fresh() });
+            const memory = memoryUsageStore();
+            for (const { key, ...usage } of adds) {
+              await store.add(key, usage);
+              memory.add(key, usage);
+            }
+            for (const key of ["ada", "grace", "linus"])
+              expect(await store.read(key)).toEqual(memory.read(key));
+          },
+        ),
+        { numRuns: 50 },
+      );
+    });
+
     it("reads zeros for a key never added to, and sums what is added", async () => {
       const store = redisStore(server.url, { prefix: fresh() });
       expect(await store.read("user-7")).toEqual({ inputTokens: 0, outputTokens: 0, requests: 0 });
