@@ -1,0 +1,328 @@
+/**
+ * P1, P2, P4 as properties: the handler called directly with a fake upstream
+ * `fetch`, for random bodies, headers and settings. What is forwarded is
+ * checked against a small reference model of the rules, not the code's own.
+ */
+import { createProxy, type ProxyUsage } from "elyra-assistant/proxy";
+import { memoryUsageStore } from "elyra-assistant/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+const NUM_RUNS = 2_000;
+const SERVER_KEY = "sk-ant-api03-server";
+const MODELS = ["claude-sonnet-5-5", "claude-haiku-5"];
+const CAP = 2048;
+const CLIENT_SECRETS = ["sk-ant-api03-client", "user-token", "session=abc", "Bearer user-token"];
+
+interface Forwarded {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** What upstream answers: a whole message, an event stream in random chunks, an error, or nothing. */
+const upstreamAnswer = fc.oneof(
+  fc.record({ kind: fc.constant("json" as const), input: fc.nat(5000), output: fc.nat(5000) }),
+  fc.record({
+    kind: fc.constant("sse" as const),
+    input: fc.nat(5000),
+    output: fc.nat(5000),
+    chunk: fc.integer({ min: 1, max: 64 }),
+    // The client reads this many chunks and leaves; undefined reads to the end.
+    leaveAfter: fc.option(fc.nat(6), { nil: undefined }),
+  }),
+  fc.record({ kind: fc.constant("error" as const), status: fc.constantFrom(400, 429, 500, 529) }),
+  fc.record({ kind: fc.constant("unreachable" as const) }),
+);
+type Answer = typeof upstreamAnswer extends fc.Arbitrary<infer A> ? A : never;
+
+const sseOf = (input: number, output: number) =>
+  [
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id: "m",
+          type: "message",
+          role: "assistant",
+          content: [],
+          model: "x",
+          usage: { input_tokens: input, output_tokens: 1 },
+        },
+      },
+    ],
+    [
+      "content_block_start",
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ],
+    [
+      "content_block_delta",
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hé 🎉" } },
+    ],
+    ["content_block_stop", { type: "content_block_stop", index: 0 }],
+    [
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: output },
+      },
+    ],
+    ["message_stop", { type: "message_stop" }],
+  ]
+    .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    .join("");
+
+const fakeUpstream =
+  (answer: Answer, calls: Forwarded[]): typeof globalThis.fetch =>
+  async (url, init) => {
+    calls.push({
+      url: String(url),
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      body: String(init?.body),
+    });
+    const secretHeaders = {
+      "request-id": "req_1",
+      "x-upstream-secret": "internal",
+      "set-cookie": "lb=1",
+    };
+    switch (answer.kind) {
+      case "json":
+        return Response.json(
+          {
+            type: "message",
+            content: [],
+            usage: { input_tokens: answer.input, output_tokens: answer.output },
+          },
+          { headers: secretHeaders },
+        );
+      case "sse": {
+        const bytes = new TextEncoder().encode(sseOf(answer.input, answer.output));
+        const chunks: Uint8Array[] = [];
+        for (let at = 0; at < bytes.length; at += answer.chunk)
+          chunks.push(bytes.subarray(at, at + answer.chunk));
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            pull: (out) => {
+              const next = chunks.shift();
+              if (next === undefined) out.close();
+              else out.enqueue(next);
+            },
+          }),
+          { headers: { ...secretHeaders, "content-type": "text/event-stream" } },
+        );
+      }
+      case "error":
+        return Response.json(
+          { type: "error", error: { type: "api_error", message: "no" } },
+          { status: answer.status, headers: { ...secretHeaders, "retry-after": "3" } },
+        );
+      case "unreachable":
+        throw new TypeError("fetch failed");
+    }
+  };
+
+/** Mostly `good`, sometimes `bad`: random requests that are often valid, so both sides are tried. */
+const mostly = <T, U>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<U>) =>
+  fc.oneof({ weight: 5, arbitrary: good }, { weight: 1, arbitrary: bad });
+
+const toolArb = fc.record(
+  {
+    name: mostly(
+      fc.constantFrom("lookup", "code_execution", "web_search"),
+      fc.oneof(fc.string(), fc.integer()),
+    ),
+    type: mostly(
+      fc.constantFrom(undefined, "custom", "code_execution_20260120"),
+      fc.constantFrom(
+        "web_search_20250305",
+        "code_execution_20250825",
+        "code_execution_20260120",
+        "code_execution_latest",
+        "bash_20250124",
+        "",
+      ),
+    ),
+    input_schema: fc.constant({ type: "object" }),
+  },
+  { requiredKeys: ["name", "input_schema"] },
+);
+
+const bodyArb = mostly(
+  fc.record(
+    {
+      model: mostly(
+        fc.constantFrom(...MODELS),
+        fc.oneof(
+          fc.constantFrom("claude-opus-9", "CLAUDE-SONNET-5-5", ""),
+          fc.string(),
+          fc.integer(),
+        ),
+      ),
+      max_tokens: mostly(
+        fc.integer({ min: 1, max: CAP }),
+        fc.oneof(
+          fc.integer({ min: -3, max: CAP * 2 }),
+          fc.constantFrom(CAP + 1, 0, 1.5, "10", null),
+        ),
+      ),
+      messages: mostly(fc.constant([{ role: "user", content: "Hi" }]), fc.jsonValue()),
+      stream: mostly(fc.boolean(), fc.constantFrom("true", null)),
+      tools: mostly(fc.array(toolArb, { maxLength: 3 }), fc.jsonValue()),
+      mcp_servers: mostly(
+        fc.constant([]),
+        fc.constant([{ type: "url", url: "https://evil.example" }]),
+      ),
+      metadata: fc.jsonValue(),
+    },
+    { requiredKeys: ["model", "max_tokens", "messages"] },
+  ),
+  fc.oneof(
+    fc.jsonValue(),
+    fc.record({ model: fc.constantFrom(...MODELS), messages: fc.constant([]) }),
+  ),
+);
+
+const headersArb = fc.record(
+  {
+    authorization: mostly(
+      fc.constant("Bearer user-token"),
+      fc.constantFrom("Bearer other", "user-token", "Bearer ", ""),
+    ),
+    "x-api-key": fc.constantFrom("sk-ant-api03-client", ""),
+    cookie: fc.constant("session=abc"),
+    "proxy-authorization": fc.constant("Bearer user-token"),
+    "anthropic-version": fc.constantFrom("2023-06-01", "2026-10-21", "evil\u0001", "latest"),
+    "anthropic-beta": fc.constant("mcp-client-2025-04-04"),
+    "x-forwarded-for": fc.constant("10.0.0.1"),
+  },
+  { requiredKeys: ["authorization"] },
+);
+
+const settingsArb = fc.record({ codeExecution: fc.boolean(), stream: fc.boolean() });
+
+/** The reference: would this request be forwarded? Written from the rules, not from the code. */
+const shouldForward = (
+  headers: Record<string, string>,
+  body: unknown,
+  settings: { codeExecution: boolean; stream: boolean },
+): boolean => {
+  if (headers.authorization !== "Bearer user-token") return false;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  if (typeof b.model !== "string" || !MODELS.includes(b.model)) return false;
+  if (typeof b.max_tokens !== "number" || !Number.isInteger(b.max_tokens)) return false;
+  if (b.max_tokens < 1 || b.max_tokens > CAP) return false;
+  if (!Array.isArray(b.messages)) return false;
+  if (b.stream !== undefined && typeof b.stream !== "boolean") return false;
+  if (b.stream === true && !settings.stream) return false;
+  if (b.mcp_servers !== undefined && !(Array.isArray(b.mcp_servers) && b.mcp_servers.length === 0))
+    return false;
+  if (b.tools !== undefined) {
+    if (!Array.isArray(b.tools)) return false;
+    for (const tool of b.tools as unknown[]) {
+      if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return false;
+      const { name, type } = tool as { name?: unknown; type?: unknown };
+      if (typeof name !== "string") return false;
+      if (type === undefined || type === "custom") continue;
+      if (typeof type !== "string") return false;
+      if (!(settings.codeExecution && /^code_execution_\d{8}$/.test(type))) return false;
+    }
+  }
+  return true;
+};
+
+const RETURNED = new Set(["content-type", "request-id", "cache-control", "x-accel-buffering"]);
+
+describe("the proxy's guarantees, for random requests", () => {
+  it("P1, P2, P4: only allowed requests go, with the server's key alone; usage exactly once", async () => {
+    let forwarded = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        headersArb,
+        bodyArb,
+        settingsArb,
+        upstreamAnswer,
+        async (headers, body, settings, answer) => {
+          const calls: Forwarded[] = [];
+          const reports: ProxyUsage<string>[] = [];
+          const usage = memoryUsageStore();
+          const errors: unknown[] = [];
+          const handle = createProxy<string>({
+            apiKey: SERVER_KEY,
+            authenticate: (request) =>
+              request.headers.get("authorization") === "Bearer user-token" ? "ada" : undefined,
+            models: MODELS,
+            maxTokens: CAP,
+            ...settings,
+            usage,
+            upstream: "https://upstream.test",
+            fetch: fakeUpstream(answer, calls),
+            onUsage: (report) => reports.push(report),
+            onError: (error) => errors.push(error),
+          });
+          const response = await handle(
+            new Request("https://app.test/claude/v1/messages", {
+              method: "POST",
+              headers: { "content-type": "application/json", ...headers },
+              body: JSON.stringify(body),
+            }),
+          );
+          const leaveAfter = answer.kind === "sse" ? answer.leaveAfter : undefined;
+          if (response.body !== null) {
+            const reader = response.body.getReader();
+            for (let read = 0; ; read++) {
+              if (leaveAfter !== undefined && read >= leaveAfter) {
+                await reader.cancel();
+                break;
+              }
+              if ((await reader.read()).done) break;
+            }
+          }
+
+          const forward = shouldForward(headers, body, settings);
+          if (forward) forwarded++;
+          expect(calls.length).toBe(forward ? 1 : 0);
+          if (headers.authorization !== "Bearer user-token") expect(response.status).toBe(401);
+          else if (!forward) expect([400, 422]).toContain(response.status);
+          // Upstream's own statuses pass through; the proxy's never is a 500.
+          if (forward && answer.kind === "error") expect(response.status).toBe(answer.status);
+          else expect(response.status).not.toBe(500);
+          if (forward && answer.kind === "unreachable") expect(response.status).toBe(502);
+          expect(errors).toEqual([]);
+          for (const name of response.headers.keys()) expect(RETURNED).toContain(name);
+
+          for (const call of calls) {
+            expect(call.url).toBe("https://upstream.test/v1/messages");
+            expect(Object.keys(call.headers).sort()).toEqual([
+              "anthropic-version",
+              "content-type",
+              "x-api-key",
+            ]);
+            expect(call.headers["x-api-key"]).toBe(SERVER_KEY);
+            for (const secret of CLIENT_SECRETS)
+              expect(JSON.stringify(call.headers)).not.toContain(secret);
+            // What went is exactly what was checked.
+            expect(JSON.parse(call.body)).toEqual(body);
+          }
+
+          expect(reports.length).toBe(forward ? 1 : 0);
+          expect(usage.read("ada").requests).toBe(forward ? 1 : 0);
+          const report = reports[0];
+          if (report !== undefined && leaveAfter === undefined) {
+            const sent =
+              answer.kind === "json" || answer.kind === "sse"
+                ? { inputTokens: answer.input, outputTokens: answer.output }
+                : { inputTokens: 0, outputTokens: 0 };
+            expect(report.usage).toEqual(sent);
+            expect(report.user).toBe("ada");
+          }
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+    // The generators must try both sides: about one request in six is allowed.
+    expect(forwarded).toBeGreaterThan(NUM_RUNS / 10);
+  });
+});
