@@ -54,6 +54,8 @@ export const fakeClient = (options: { readonly refuse?: ReadonlySet<string> } = 
     stop: () => answer("stop", [], undefined),
     reset: () => answer("reset", [], undefined),
     tools: () => answer("tools", [], []),
+    key: (key) => answer("key", [key], undefined),
+    source: () => answer("source", [], "none" as const),
     selected: (kind, ids, route) => answer("selected", [kind, ids, route], undefined),
     events: (fromSeq, onEvent, _onError, onOpen) => {
       const stream = { fromSeq, onEvent, open: true };

@@ -4,13 +4,19 @@
  * streams of results.
  */
 import type { LiveResult } from "../actors/liveQueries.ts";
-import type { ConfirmResponse, ErrorBody, ToolInfo } from "../http/contract.ts";
+import type {
+  ConfirmResponse,
+  ErrorBody,
+  SourceName,
+  SourceResponse,
+  ToolInfo,
+} from "../http/contract.ts";
 import type { LogEvent } from "../runtime/events.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
 import { BASE_PATH, CLIENT_HEADER, TOKEN_HEADER } from "./wire.ts";
 
-export type { ErrorBody, LiveResult, ToolInfo };
+export type { ErrorBody, LiveResult, SourceName, ToolInfo };
 
 /** What the confirm dialog showed, sent back so the host can check it is what it asked. */
 export interface ConfirmEcho {
@@ -44,6 +50,13 @@ export interface AssistantClient {
   readonly reset: () => Promise<void>;
   /** The tools offered to this user now. */
   readonly tools: () => Promise<ReadonlyArray<ToolInfo>>;
+  /**
+   * Gives the host the user's own API key to keep (`sk-ant-…`), or `null` to
+   * forget it. Write-only: the host never sends it back.
+   */
+  readonly key: (key: string | null) => Promise<void>;
+  /** Where the user's steps go now: `backend`, `userKey`, `environment` or `none`. */
+  readonly source: () => Promise<SourceName>;
   /** What is selected of one kind (`[]` clears it). */
   readonly selected: (
     kind: string,
@@ -151,6 +164,8 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
     stop: async () => void (await post("stop")),
     reset: async () => void (await post("reset")),
     tools: async () => (await json<{ tools: ReadonlyArray<ToolInfo> }>(await post("tools"))).tools,
+    key: async (key) => void (await post("key", { key })),
+    source: async () => (await json<SourceResponse>(await post("source"))).source,
     selected: async (kind, ids, route) =>
       void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
     events: (fromSeq, onEvent, onError, onOpen) => {

@@ -16,6 +16,7 @@ export type {
   ConfirmEcho,
   ErrorBody,
   LiveResult,
+  SourceName,
   ToolInfo,
 } from "./client.ts";
 export { assistantClient } from "./client.ts";
