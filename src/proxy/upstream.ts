@@ -110,22 +110,32 @@ export const forward = async (trip: Trip): Promise<Response> => {
     finish();
     return new Response(null, { status: response.status, headers });
   }
+  if (!(headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    // Read whole under one more timeout window: a JSON answer comes at once or not at all.
+    arm();
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await Promise.race([response.arrayBuffer(), stopped]);
+    } catch {
+      finish();
+      if (stopReason === "timeout") return upstreamTimeout(timeoutMs).toResponse();
+      if (stopReason === "client") return errorResponse(499, "api_error", "the client left");
+      return upstreamUnreachable().toResponse();
+    }
+    if (response.ok) {
+      try {
+        meter.message(JSON.parse(new TextDecoder().decode(bytes)));
+      } catch {
+        // Not JSON: passed on as it is, with no usage to read.
+      }
+    }
+    finish();
+    return new Response(bytes, { status: response.status, headers });
+  }
+
   const reader = body.getReader();
   const read = () => Promise.race([reader.read(), stopped]);
   const drop = () => void reader.cancel().catch(() => undefined);
-
-  if (!(headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-    return whole(response.status, headers, {
-      read,
-      arm,
-      drop,
-      finish,
-      meter,
-      stopReason: () => stopReason,
-      timeoutMs,
-    });
-  }
-
   headers.set("cache-control", "no-cache");
   headers.set("x-accel-buffering", "no");
   const decoder = new TextDecoder();
@@ -182,50 +192,3 @@ const timeoutEvent = (timeoutMs: number): Uint8Array =>
       },
     })}\n\n`,
   );
-
-interface WholeRead {
-  readonly read: () => Promise<ReadableStreamReadResult<Uint8Array>>;
-  readonly arm: () => void;
-  readonly drop: () => void;
-  readonly finish: () => void;
-  readonly meter: UsageMeter;
-  readonly stopReason: () => Stop | undefined;
-  readonly timeoutMs: number;
-}
-
-/** A JSON (or any non-stream) answer, read whole under the idle timer and passed on with its status. */
-const whole = async (status: number, headers: Headers, w: WholeRead): Promise<Response> => {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      w.arm();
-      const next = await w.read();
-      if (next.done) break;
-      chunks.push(next.value);
-      size += next.value.byteLength;
-    }
-  } catch {
-    w.drop();
-    w.finish();
-    const why = w.stopReason();
-    if (why === "timeout") return upstreamTimeout(w.timeoutMs).toResponse();
-    if (why === "client") return errorResponse(499, "api_error", "the client left");
-    return upstreamUnreachable().toResponse();
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  if (status >= 200 && status < 300) {
-    try {
-      w.meter.message(JSON.parse(new TextDecoder().decode(bytes)));
-    } catch {
-      // Not JSON: passed on as it is, with no usage to read.
-    }
-  }
-  w.finish();
-  return new Response(bytes, { status, headers });
-};
