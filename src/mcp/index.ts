@@ -1,0 +1,10 @@
+/**
+ * elyra-assistant/mcp: the app's `mcp` grant as an MCP server. Each
+ * connection gets its own `Server` from {@link mcpServer}; its tool calls go
+ * through the same call path as the assistant's, with confirmation asked of
+ * the client by elicitation.
+ *
+ * @packageDocumentation
+ */
+export { cannotConfirmText } from "./results.ts";
+export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
