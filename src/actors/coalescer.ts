@@ -6,6 +6,7 @@
 import { type Actor, createActor } from "xstate";
 import { coalescerMachine } from "../machines/coalescer.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { InspectObserver } from "./confirmationBroker.ts";
 
 /**
  * Streamed text of one window, told at most once per 50 ms of gathering. A
@@ -20,9 +21,12 @@ export class Coalescer {
   /** Made at the first piece, kept while text streams, released when the turn ends. */
   #actor: Actor<typeof coalescerMachine> | undefined;
 
-  constructor(clock: Clock, tell: (step: number, text: string) => void) {
+  readonly #inspect: InspectObserver | undefined;
+
+  constructor(clock: Clock, tell: (step: number, text: string) => void, inspect?: InspectObserver) {
     this.#clock = clock;
     this.#tell = tell;
+    this.#inspect = inspect;
   }
 
   /** A piece of a step's text; a piece of another step first tells the last step's. */
@@ -60,7 +64,10 @@ export class Coalescer {
 
   #machine(): Actor<typeof coalescerMachine> {
     if (this.#actor === undefined) {
-      const actor = createActor(coalescerMachine, { clock: this.#clock });
+      const actor = createActor(coalescerMachine, {
+        clock: this.#clock,
+        ...(this.#inspect === undefined ? {} : { inspect: this.#inspect }),
+      });
       actor.on("flush", () => this.#take());
       actor.start();
       this.#actor = actor;
@@ -77,5 +84,8 @@ export class Coalescer {
 }
 
 /** A coalescer telling `tell(step, text)` at most once per 50 ms of gathering. */
-export const coalescer = (clock: Clock, tell: (step: number, text: string) => void): Coalescer =>
-  new Coalescer(clock, tell);
+export const coalescer = (
+  clock: Clock,
+  tell: (step: number, text: string) => void,
+  inspect?: InspectObserver,
+): Coalescer => new Coalescer(clock, tell, inspect);

@@ -1,5 +1,9 @@
 import { type Observable, Subject } from "rxjs";
-import { type Actor, createActor } from "xstate";
+import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
+
+/** What XState's `inspect` option takes. */
+export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
 import { confirmationMachine } from "../machines/confirmation.ts";
 import { digestOf } from "../runtime/canonicalJson.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
@@ -58,6 +62,8 @@ export interface ConfirmationBrokerOptions {
   /** Drives the 5-minute timeout; XState's `SimulatedClock` in tests. */
   readonly clock?: Clock;
   readonly timeoutMs?: number;
+  /** XState's inspection events of each confirmation machine (see `HostOptions.inspect`). */
+  readonly inspect?: InspectObserver;
 }
 
 /** One machine per timeout, shared by every broker: an idle window pays for none. */
@@ -99,6 +105,7 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
         const actor = createActor(machine, {
           input: { confirmId: request.confirmId, tool: request.tool, digest: request.digest },
           clock,
+          ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
         });
         const forget = () => {
           if (waiting.get(request.confirmId)?.actor === actor) waiting.delete(request.confirmId);

@@ -13,6 +13,7 @@ import type { Model } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 import type { EventStore } from "../runtime/store.ts";
+import type { InspectObserver } from "./confirmationBroker.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
 import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } from "./window.ts";
@@ -40,6 +41,12 @@ export interface HostOptions {
    * 3 min 30 s, under the API's ~4-minute limit on a pending call.
    */
   readonly codeCallDeadlineMs?: number;
+  /**
+   * XState's inspection events of every actor (conversations, the calls they
+   * invoke, confirmations, coalescers), for `@statelyai/inspect` or any
+   * inspector: `inspect: createBrowserInspector().inspect`.
+   */
+  readonly inspect?: InspectObserver;
   /** Who owns a window: two users with the same key are one. Default: `id`, else `name`, else the value. */
   readonly userKey?: (user: User) => string;
   /** The name the system prompt gives the user: `user.name` by default. */
@@ -121,6 +128,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     maxTokensPerStep: options.maxTokensPerStep ?? 4096,
     maxRestarts: options.maxRestarts ?? 3,
     live,
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.codeCallDeadlineMs === undefined
       ? {}
       : { codeCallDeadlineMs: options.codeCallDeadlineMs }),

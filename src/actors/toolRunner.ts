@@ -4,6 +4,7 @@
  * user's answer puts the conversation in `awaitingConfirmation` until it has one.
  */
 
+import type { Context } from "@opentelemetry/api";
 import { fromCallback, fromPromise } from "xstate";
 import type { ConversationEvent, RunToolsInput } from "../machines/conversation.ts";
 import type { CallPath } from "../runtime/callPath.ts";
@@ -12,6 +13,7 @@ import type { Confirmer } from "../runtime/confirmation.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
 import type { Caller, User } from "../runtime/origin.ts";
 import { auditOutcome, formatOutcome } from "../runtime/outcome.ts";
+import { endSpan, startSpan } from "./tracing.ts";
 import type { Unstamped } from "./windowLog.ts";
 
 /** What the tool runner needs from its window, read at each call (abilities can change mid-turn). */
@@ -23,6 +25,8 @@ export interface ToolRunnerWindow {
   readonly log: (event: Unstamped) => void;
   /** The turn running now. */
   readonly turn: () => number;
+  /** The running turn's span context, the parent of each call's span. */
+  readonly trace?: () => Context | undefined;
 }
 
 const MAX_NAME = 128;
@@ -49,6 +53,11 @@ export const runCall = async (
   const caller = callerOf(call);
   const tool = clip(call.name, MAX_NAME);
   window.log({ _tag: "ToolStarted", turn, callId: call.id, tool, caller });
+  const span = startSpan(
+    "elyra.tool.call",
+    { "elyra.tool": tool, "elyra.caller": caller.type },
+    window.trace?.(),
+  );
   const outcome = await path.call(
     { tool: call.name, input: call.input, callId: call.id, caller },
     {
@@ -61,6 +70,11 @@ export const runCall = async (
     },
   );
   const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+  endSpan(
+    span,
+    { "elyra.outcome": auditOutcome(outcome) },
+    outcome._tag === "Succeeded" ? undefined : auditOutcome(outcome),
+  );
   window.log({
     _tag: "ToolFinished",
     turn,

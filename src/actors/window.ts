@@ -4,6 +4,7 @@
  * An actor that throws is rebuilt by folding its log; a turn in flight at the
  * crash is recorded as interrupted and nothing it started runs again.
  */
+import type { Context } from "@opentelemetry/api";
 import { Data } from "effect";
 import { filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
@@ -26,9 +27,11 @@ import {
   type AnswerResult,
   type ConfirmationBroker,
   confirmationBroker,
+  type InspectObserver,
 } from "./confirmationBroker.ts";
 import type { LiveRegistry, LiveResult } from "./liveQueries.ts";
 import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
+import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/events.ts";
@@ -186,6 +189,8 @@ export interface WindowDeps {
   readonly maxTokensPerStep: number;
   readonly maxRestarts: number;
   readonly live: LiveRegistry;
+  /** XState's inspection events of every actor of the window. */
+  readonly inspect?: InspectObserver;
   /** How long calls from code may take before the code is told they failed. */
   readonly codeCallDeadlineMs?: number;
   readonly restartWindowMs: number;
@@ -218,14 +223,20 @@ export const openWindow = (
 
   // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
   // step never shows before the words said before it.
-  const text = coalescer(deps.clock, (step, piece) => {
-    void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
-  });
+  const text = coalescer(
+    deps.clock,
+    (step, piece) => {
+      void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
+    },
+    deps.inspect,
+  );
   const record = (event: UnstampedEvent) => {
     text.flush();
     if (isTurnEnd(event)) text.release();
     return log.append(event);
   };
+  /** The running turn's span context: its model steps and command calls are its children. */
+  let turnContext: Context | undefined;
   /** The text the step in flight has told so far: what Stop keeps of it. */
   let streamed = "";
 
@@ -233,7 +244,10 @@ export const openWindow = (
   let broker: ConfirmationBroker | undefined;
   const confirmations = (): ConfirmationBroker => {
     if (broker !== undefined) return broker;
-    broker = confirmationBroker({ clock: deps.clock });
+    broker = confirmationBroker({
+      clock: deps.clock,
+      ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
+    });
     broker.requests$.subscribe((request) => {
       void record({
         _tag: "ConfirmRequested",
@@ -260,25 +274,46 @@ export const openWindow = (
     callModel: async (input, signal) => {
       streamed = "";
       const model = deps.modelFor?.(user) ?? deps.model;
-      const response = await model.step(
+      const modelName = assistant?.model ?? "claude-sonnet-5-5";
+      const span = startSpan(
+        "elyra.model.step",
         {
-          model: assistant?.model ?? "claude-sonnet-5-5",
-          system,
-          messages: input.messages,
-          tools: input.tools,
-          maxTokens: deps.maxTokensPerStep,
-          ...(input.container === null ? {} : { container: input.container }),
+          "gen_ai.system": "anthropic",
+          "gen_ai.request.model": modelName,
+          "elyra.step": input.step,
         },
-        {
-          signal,
-          onText: (piece) => {
-            // A piece in flight when Stop was pressed is not told.
-            if (signal.aborted) return;
-            streamed += piece;
-            text.push(input.step, piece);
-          },
-        },
+        turnContext,
       );
+      let response: ModelResponse;
+      try {
+        response = await model.step(
+          {
+            model: modelName,
+            system,
+            messages: input.messages,
+            tools: input.tools,
+            maxTokens: deps.maxTokensPerStep,
+            ...(input.container === null ? {} : { container: input.container }),
+          },
+          {
+            signal,
+            onText: (piece) => {
+              // A piece in flight when Stop was pressed is not told.
+              if (signal.aborted) return;
+              streamed += piece;
+              text.push(input.step, piece);
+            },
+          },
+        );
+      } catch (error) {
+        endSpan(span, {}, error instanceof Error ? error.message : String(error));
+        throw error;
+      }
+      endSpan(span, {
+        "gen_ai.response.finish_reasons": [response.stopReason],
+        "gen_ai.usage.input_tokens": response.usage.inputTokens,
+        "gen_ai.usage.output_tokens": response.usage.outputTokens,
+      });
       // A model that answered whole told nothing yet: its text is told now, as one piece.
       if (streamed === "") text.push(input.step, textOf(response.content));
       streamed = "";
@@ -291,12 +326,14 @@ export const openWindow = (
       confirmer: { ask: (request, signal) => confirmations().ask(request, signal) },
       log: (event) => void record(event),
       turn: currentTurn,
+      trace: () => turnContext,
     },
   };
 
   /** Starts a fresh actor from what the log says: the turn count and the tokens spent. */
   const spawn = () => {
     const next = createActor(deps.machine, {
+      ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
       input: {
         maxSteps: assistant?.maxSteps ?? 8,
         tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
@@ -397,7 +434,17 @@ export const openWindow = (
           })
         : null;
       const turn = running.getSnapshot().context.turn + 1;
-      const end = turnEnd(turn);
+      const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
+      turnContext = contextOf(span);
+      const end = turnEnd(turn).then((ended) => {
+        endSpan(
+          span,
+          { "elyra.outcome": ended._tag },
+          ended._tag === "Failed" ? ended.error : undefined,
+        );
+        turnContext = undefined;
+        return ended;
+      });
       running.send({
         type: "PROMPT",
         text,
