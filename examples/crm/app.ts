@@ -1,7 +1,7 @@
 /**
- * The example CRM as an app: its commands, who may do what, and what the
- * in-app assistant may do (everything the user may, asking first before any
- * delete).
+ * The example CRM as an app: its commands, who may do what, what the in-app
+ * assistant may do (everything the user may, asking first before any delete),
+ * and what external agents may do over MCP (the same, asked by elicitation).
  */
 import { createApp } from "elyra-assistant";
 import type { CrmDb } from "./db.ts";
@@ -34,5 +34,11 @@ export const crmApp = (db: CrmDb) =>
       instructions:
         "You help the staff of a small agency look after its customers and their invoices. " +
         "Amounts are in euros. Keep answers short; name invoices by number (INV-0042) and customers by name.",
+    },
+    // A separate grant: no user's abilities are checked over MCP, so this is the whole boundary.
+    mcp: {
+      allow: ["customers.*", "invoices.*"],
+      confirm: ["customers.destroy", "invoices.destroy"],
+      rateLimit: { calls: 30, perSeconds: 60 },
     },
   });

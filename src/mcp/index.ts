@@ -6,5 +6,13 @@
  *
  * @packageDocumentation
  */
+
+export {
+  MCP_SESSION_IDLE_MS,
+  type McpHttpHandler,
+  type McpHttpOptions,
+  mcpHttp,
+} from "./http.ts";
 export { cannotConfirmText } from "./results.ts";
 export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
+export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./stdio.ts";

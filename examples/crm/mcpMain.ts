@@ -1,0 +1,74 @@
+/**
+ * `npm run mcp`: the example CRM's app as an MCP server for external agents,
+ * over stdio (as Claude Desktop starts it), its data in CRM_DATA_DIR
+ * (examples/crm/.data/ unless set).
+ *
+ * `npm run mcp -- --http [port]` serves it over Streamable HTTP on loopback
+ * instead (port 3001 unless given, 0 for a free one) and prints the URL.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { toNodeListener } from "elyra-assistant/http";
+import { mcpHttp, serveMcpStdio } from "elyra-assistant/mcp";
+import { crmApp, DEMO_USER } from "./app.ts";
+import { openCrmDb } from "./db.ts";
+import { DEFAULT_DATA_DIR } from "./server.ts";
+
+const args = process.argv.slice(2);
+const httpAt = args.indexOf("--http");
+const rest = httpAt === -1 ? args : args.filter((_, i) => i !== httpAt && i !== httpAt + 1);
+const portArg = httpAt === -1 ? undefined : args[httpAt + 1];
+const port = portArg === undefined ? 3001 : Number(portArg);
+if (rest.length > 0 || !Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error("Usage: npm run mcp [-- --http [port]]");
+  process.exit(2);
+}
+
+const db = openCrmDb(join(process.env.CRM_DATA_DIR || DEFAULT_DATA_DIR, "crm.db"));
+const app = crmApp(db);
+
+if (httpAt === -1) {
+  // Stdout carries the protocol: anything for people goes to stderr.
+  const served = await serveMcpStdio(app, { name: "elyra-crm", user: DEMO_USER });
+  console.error("Elyra CRM over MCP on stdio");
+  await served.closed;
+  db.close();
+} else {
+  // The demo signs everyone in as Ada. A real app reads its own session (a bearer token) here.
+  const handle = mcpHttp(app, { name: "elyra-crm", authenticate: () => DEMO_USER });
+  const listener = toNodeListener(handle);
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    // Loopback only, and not from a web page: a DNS-rebound site can't reach it.
+    const host = (req.headers.host ?? "").replace(/:\d+$/, "");
+    if (!["127.0.0.1", "localhost", "[::1]"].includes(host) || req.headers.origin !== undefined) {
+      res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden\n");
+    } else if (url.pathname === "/mcp") {
+      listener(req, res);
+    } else {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not found\n");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const { port: bound } = server.address() as AddressInfo;
+  console.log(`Elyra CRM over MCP: http://127.0.0.1:${bound}/mcp`);
+
+  const stop = () => {
+    void handle
+      .close()
+      .then(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      )
+      .then(() => {
+        db.close();
+        process.exit(0);
+      });
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

@@ -1,0 +1,66 @@
+/**
+ * Loading an app from a module named on the command line: its `default`
+ * export, else its `app` export, which must be an App made by `createApp`.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { App } from "../runtime/app.ts";
+
+/** The app, or why there is none, in a sentence for the terminal. */
+export type Loaded =
+  | { readonly ok: true; readonly app: App }
+  | { readonly ok: false; readonly reason: string };
+
+/** Whether a value has the shape `createApp` returns. */
+export const isApp = (value: unknown): value is App => {
+  if (typeof value !== "object" || value === null) return false;
+  const app = value as Partial<Record<keyof App, unknown>>;
+  return (
+    app.commands instanceof Map &&
+    typeof app.userAbilities === "function" &&
+    "assistant" in app &&
+    "mcp" in app
+  );
+};
+
+const describe = (value: unknown): string => {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (typeof value === "function") return "a function (call it to make the app, then export that)";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object that isn't an app" : `a ${typeof value}`;
+};
+
+/**
+ * Imports `specifier` (a path, relative to `cwd`) and finds its app.
+ *
+ * @example
+ * ```ts
+ * const loaded = await loadApp("./app.ts", process.cwd());
+ * if (!loaded.ok) console.error(loaded.reason);
+ * ```
+ */
+export const loadApp = async (specifier: string, cwd: string): Promise<Loaded> => {
+  const path = resolve(cwd, specifier);
+  if (!existsSync(path)) return { ok: false, reason: `${specifier}: no such file` };
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `${specifier} could not be loaded: ${message}` };
+  }
+  const candidate = module.default !== undefined ? module.default : module.app;
+  const which = module.default !== undefined ? "default export" : "`app` export";
+  if (!isApp(candidate)) {
+    return {
+      ok: false,
+      reason:
+        module.default === undefined && module.app === undefined
+          ? `${specifier} has no default or \`app\` export: export the App made by createApp`
+          : `${specifier}: its ${which} is ${describe(candidate)}, not an App made by createApp`,
+    };
+  }
+  return { ok: true, app: candidate };
+};

@@ -1,0 +1,36 @@
+/**
+ * `elyra-assistant mcp <app module>`: the app's MCP grant served over stdio,
+ * until the client closes the connection. Stdout carries the protocol alone;
+ * everything said to people goes to stderr.
+ */
+import { serveMcpStdio } from "../mcp/stdio.ts";
+import { type CliCommand, EXIT } from "./command.ts";
+import { loadApp } from "./loadApp.ts";
+
+export const mcpCommand: CliCommand = {
+  name: "mcp",
+  usage: "<app module>",
+  summary: "Serve the app's MCP grant over stdio (the module's default or `app` export)",
+  run: async (args, io) => {
+    const [specifier, ...extra] = args;
+    if (specifier === undefined || extra.length > 0 || specifier.startsWith("-")) {
+      io.stderr("Usage: elyra-assistant mcp <app module>\n");
+      return EXIT.usage;
+    }
+    const loaded = await loadApp(specifier, io.cwd);
+    if (!loaded.ok) {
+      io.stderr(`elyra-assistant mcp: ${loaded.reason}\n`);
+      return EXIT.failed;
+    }
+    if (loaded.app.mcp === undefined) {
+      io.stderr(
+        `elyra-assistant mcp: the app in ${specifier} has no MCP grant: give createApp an \`mcp: { allow: [...] }\`\n`,
+      );
+      return EXIT.failed;
+    }
+    const served = await serveMcpStdio(loaded.app);
+    io.stderr(`elyra-assistant mcp: serving ${specifier} over stdio\n`);
+    await served.closed;
+    return EXIT.ok;
+  },
+};
