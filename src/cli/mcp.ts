@@ -17,6 +17,8 @@ export const mcpCommand: CliCommand = {
       io.stderr("Usage: elyra-assistant mcp <app module>\n");
       return EXIT.usage;
     }
+    // Stdout is the protocol's from here on, the app module's own logging included.
+    console.log = console.info = console.debug = console.error;
     const loaded = await loadApp(specifier, io.cwd);
     if (!loaded.ok) {
       io.stderr(`elyra-assistant mcp: ${loaded.reason}\n`);

@@ -1,0 +1,267 @@
+/**
+ * mcpHttp on a real loopback server (toNodeListener), reached by the SDK's
+ * own Client over Streamable HTTP: sessions, DELETE, idle expiry, the
+ * authenticate hook, the rate limit and the tool-list notification.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Schema } from "effect";
+import { type Clock, createApp, defineCommand } from "elyra-assistant";
+import { toNodeListener } from "elyra-assistant/http";
+import { type McpHttpHandler, type McpHttpOptions, mcpHttp } from "elyra-assistant/mcp";
+import { afterEach, describe, expect, it } from "vitest";
+
+const ran: Array<{ tool: string; user: unknown }> = [];
+
+const Customer = Schema.Struct({ id: Schema.Number, name: Schema.String });
+const customersShow = defineCommand({
+  name: "customers_show",
+  description: "Show one customer by id.",
+  can: "customers.view",
+  args: { id: Schema.Number },
+  result: Customer,
+  run: ({ id }, ctx) => {
+    ran.push({ tool: "customers_show", user: ctx.user });
+    return { id, name: `Customer ${id}` };
+  },
+});
+const invoicesIndex = defineCommand({
+  name: "invoices_index",
+  description: "List invoices.",
+  can: "invoices.view",
+  args: {},
+  run: () => [],
+});
+
+const app = createApp({
+  commands: [customersShow, invoicesIndex],
+  userAbilities: () => [],
+  mcp: { allow: ["customers.*"], rateLimit: { calls: 3, perSeconds: 60 } },
+});
+
+/** A clock that moves only when told; its timers fire only by `fire()`. */
+const manualClock = () => {
+  let now = 1_000_000;
+  const timers = new Map<number, () => void>();
+  let next = 0;
+  const clock: Clock & { advance: (ms: number) => void; fire: () => void; timers: number } = {
+    now: () => now,
+    setTimeout: (fn) => {
+      timers.set(++next, fn);
+      return next;
+    },
+    clearTimeout: (handle: number) => {
+      timers.delete(handle);
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+    fire: () => {
+      const due = [...timers.values()];
+      timers.clear();
+      for (const fn of due) fn();
+    },
+    get timers() {
+      return timers.size;
+    },
+  };
+  return clock;
+};
+
+let server: Server | undefined;
+let handler: McpHttpHandler | undefined;
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await handler?.close();
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+  handler = undefined;
+  ran.length = 0;
+});
+
+const serve = async (options: McpHttpOptions = {}) => {
+  handler = mcpHttp(app, options);
+  server = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: new URL(`http://127.0.0.1:${port}/mcp`), handler };
+};
+
+const connect = async (url: URL, headers: Record<string, string> = {}) => {
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  const client = new Client({ name: "http-spec", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+};
+
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>): string =>
+  (result.content as Array<{ text?: string }>).map((part) => part.text ?? "").join("");
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "1" },
+  },
+};
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+describe("mcpHttp", () => {
+  it("lists the grant's tools and calls one, through the call path", async () => {
+    const { url } = await serve();
+    const { client } = await connect(url);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["customers_show"]);
+    expect(tools[0]?.inputSchema).toMatchObject({ type: "object", required: ["id"] });
+    const result = await client.callTool({ name: "customers_show", arguments: { id: 7 } });
+    expect(JSON.parse(textOf(result))).toEqual({ id: 7, name: "Customer 7" });
+    expect(result.structuredContent).toEqual({ id: 7, name: "Customer 7" });
+    const outside = await client.callTool({ name: "invoices_index", arguments: {} });
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside)).toBe("unknown tool: invoices_index");
+  });
+
+  it("keeps one session across calls, and its rate limit with it; another client has its own", async () => {
+    const { url, handler } = await serve();
+    const { client, transport } = await connect(url);
+    const id = transport.sessionId;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    for (const n of [1, 2, 3]) {
+      const ok = await client.callTool({ name: "customers_show", arguments: { id: n } });
+      expect(ok.isError).toBeUndefined();
+    }
+    const refused = await client.callTool({ name: "customers_show", arguments: { id: 4 } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^rate limit reached for customers_show: try again in \d+ s$/);
+    expect(transport.sessionId).toBe(id);
+    expect(ran).toHaveLength(3);
+
+    const other = await connect(url);
+    expect(other.transport.sessionId).not.toBe(id);
+    expect(handler.sessions()).toBe(2);
+    const fresh = await other.client.callTool({ name: "customers_show", arguments: { id: 5 } });
+    expect(fresh.isError).toBeUndefined();
+  });
+
+  it("ends a session on DELETE: its id is then unknown (404)", async () => {
+    const { url, handler } = await serve();
+    const { transport } = await connect(url);
+    const id = transport.sessionId as string;
+    expect(handler.sessions()).toBe(1);
+    await transport.terminateSession();
+    expect(handler.sessions()).toBe(0);
+    const after = await fetch(url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(after.status).toBe(404);
+    expect(await after.json()).toMatchObject({ error: { message: "Session not found" } });
+  });
+
+  it("ends a session idle for 30 minutes, and not one that is used", async () => {
+    const clock = manualClock();
+    const { url, handler } = await serve({ clock });
+    const busy = await connect(url);
+    const idle = await connect(url);
+    // Each client opens its event stream (a GET) just after connecting: that is a request too.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    clock.advance(20 * 60_000);
+    await busy.client.listTools();
+    clock.advance(10 * 60_000);
+    await busy.client.listTools();
+    expect(handler.sessions()).toBe(1);
+    await expect(idle.client.listTools()).rejects.toThrow(/404|Session not found/);
+  });
+
+  it("ends idle sessions between requests, by a timer", async () => {
+    const clock = manualClock();
+    const { url, handler } = await serve({ clock });
+    await connect(url);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(clock.timers).toBe(1);
+    clock.advance(30 * 60_000);
+    clock.fire();
+    expect(handler.sessions()).toBe(0);
+    expect(clock.timers).toBe(0);
+  });
+
+  it("starts no session for a request that isn't an initialize, and wants an id on GET", async () => {
+    const { url, handler } = await serve();
+    const list = await fetch(url, {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(list.status).toBe(400);
+    const get = await fetch(url, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(400);
+    expect(handler.sessions()).toBe(0);
+  });
+
+  describe("with authenticate", () => {
+    const authenticate = (request: Request) => {
+      const name = request.headers.get("authorization")?.replace(/^Bearer /, "");
+      return name ? { name } : undefined;
+    };
+
+    it("answers 401 JSON without a user, and starts no session", async () => {
+      const { url, handler } = await serve({ authenticate });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: JSON.stringify(initialize),
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error: { type: "unauthenticated", message: "no signed-in user" },
+      });
+      expect(handler.sessions()).toBe(0);
+      await expect(connect(url)).rejects.toThrow();
+    });
+
+    it("runs commands for the session's user, and hides the session from anyone else", async () => {
+      const { url } = await serve({ authenticate });
+      const { client, transport } = await connect(url, { authorization: "Bearer ada" });
+      await client.callTool({ name: "customers_show", arguments: { id: 1 } });
+      expect(ran).toEqual([{ tool: "customers_show", user: { name: "ada" } }]);
+      const stolen = await fetch(url, {
+        method: "POST",
+        headers: {
+          ...MCP_HEADERS,
+          authorization: "Bearer mallory",
+          "mcp-session-id": transport.sessionId as string,
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
+      expect(stolen.status).toBe(404);
+    });
+  });
+
+  it("tells every session's client when the tool list changes", async () => {
+    const { url, handler } = await serve();
+    const { client } = await connect(url);
+    const changed = new Promise<string>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => resolve(n.method)),
+    );
+    // The client's event stream (GET) carries notifications; give it a moment to open.
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await handler.notifyToolsChanged();
+    await expect(changed).resolves.toBe("notifications/tools/list_changed");
+  });
+});
