@@ -2,6 +2,7 @@
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
+import * as mcp from "elyra-assistant/mcp";
 import * as proxy from "elyra-assistant/proxy";
 import * as redis from "elyra-assistant/redis";
 import * as secrets from "elyra-assistant/secrets";
@@ -182,6 +183,19 @@ describe("public exports", () => {
         "ProxyRefusal",
         "STREAMING_REFUSED",
         "createProxy",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/mcp", () => {
+    expect(Object.keys(mcp).sort()).toMatchInlineSnapshot(`
+      [
+        "MCP_SESSION_IDLE_MS",
+        "cannotConfirmText",
+        "mcpHttp",
+        "mcpServer",
+        "notifyToolsChanged",
+        "serveMcpStdio",
       ]
     `);
   });
