@@ -3,8 +3,12 @@
  * own Client over Streamable HTTP: sessions, DELETE, idle expiry, the
  * authenticate hook, the rate limit and the tool-list notification.
  */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -78,8 +82,11 @@ const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
   await handler?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  const running = server;
+  if (running !== undefined) {
+    running.closeAllConnections();
+    await new Promise((resolve) => running.close(resolve));
+  }
   server = undefined;
   handler = undefined;
   ran.length = 0;
@@ -263,5 +270,49 @@ describe("mcpHttp", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await handler.notifyToolsChanged();
     await expect(changed).resolves.toBe("notifications/tools/list_changed");
+  });
+});
+
+describe("npm run mcp -- --http", () => {
+  it("serves the CRM over Streamable HTTP on loopback and prints the URL", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "elyra-mcp-http-"));
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "examples/crm/mcpMain.ts", "--http", "0"],
+      {
+        cwd: join(import.meta.dirname, "..", ".."),
+        env: { ...process.env, CRM_DATA_DIR: dataDir },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    try {
+      const printed = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("\n")) resolve(out);
+        });
+        child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
+      });
+      const url = printed.match(/Elyra CRM over MCP: (http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
+      expect(url).toBeDefined();
+      const { client } = await connect(new URL(url as string));
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(10);
+      const result = await client.callTool({ name: "customers_show", arguments: { id: 1 } });
+      expect(result.structuredContent).toMatchObject({ id: 1 });
+      const page = await fetch(url as string, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, origin: "https://elsewhere.example" },
+        body: JSON.stringify(initialize),
+      });
+      expect(page.status).toBe(403);
+    } finally {
+      await Promise.all(clients.splice(0).map((client) => client.close()));
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
