@@ -1,0 +1,197 @@
+/**
+ * `export-machines`: each machine written as JSON is re-created with
+ * `createMachine(json)`, and its graph walked with `@xstate/graph` reaches
+ * every state node.
+ *
+ * How the walk treats what JSON cannot hold:
+ * - Guards are stubs that pass when the event names them (`pass: [guard]`,
+ *   or `input.pass` for the initial event), and every event is sent once
+ *   naming no guard and once naming each guard, so each branch is tried.
+ * - Delayed transitions are taken by sending their `xstate.after.<delay>.<id>`
+ *   event, as the clock would (each named delay is given a length, else it
+ *   would fire at once); invoked actors are stubs that never settle,
+ *   and their outcome is sent as `xstate.done.actor.<id>` /
+ *   `xstate.error.actor.<id>`. So no transition is skipped.
+ * - States passed through within one step (`always` ones: `checking`,
+ *   `deciding`, `timedOut`) never rest in a snapshot, so each step is also
+ *   replayed with `getMicrosteps`.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getShortestPaths, getStateNodes } from "@xstate/graph";
+import { describe, expect, it } from "vitest";
+import {
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createMachine,
+  fromPromise,
+  getInitialMicrosteps,
+  getMicrosteps,
+  type StateValue,
+} from "xstate";
+import { exportMachinesCommand, MACHINES, machineJson } from "../../src/cli/exportMachines.ts";
+
+type Json = Record<string, unknown>;
+type WalkEvent = { type: string; pass?: ReadonlyArray<string> };
+
+/** Every value under `key` anywhere in the JSON. */
+const valuesOf = (json: unknown, key: string, found = new Set<string>()): Set<string> => {
+  if (Array.isArray(json)) for (const item of json) valuesOf(item, key, found);
+  else if (typeof json === "object" && json !== null) {
+    for (const [k, v] of Object.entries(json)) {
+      if (k === key && typeof v === "string") found.add(v);
+      valuesOf(v, key, found);
+    }
+  }
+  return found;
+};
+
+const passes = (event: unknown, guard: string): boolean => {
+  const e = event as { pass?: ReadonlyArray<string>; input?: { pass?: ReadonlyArray<string> } };
+  return (e.pass ?? e.input?.pass ?? []).includes(guard);
+};
+
+/** The names of the delays of every `after` in the JSON. */
+const delaysOf = (json: unknown, found = new Set<string>()): Set<string> => {
+  if (Array.isArray(json)) for (const item of json) delaysOf(item, found);
+  else if (typeof json === "object" && json !== null) {
+    for (const [k, v] of Object.entries(json)) {
+      if (k === "after" && typeof v === "object" && v !== null)
+        for (const delay of Object.keys(v)) if (!/^\d+$/.test(delay)) found.add(delay);
+      delaysOf(v, found);
+    }
+  }
+  return found;
+};
+
+/**
+ * The JSON re-created, with stub guards, actors and delays (JSON holds no
+ * code). A named delay left unprovided would fire at once, so each gets a
+ * length; the walk sends its event itself.
+ */
+const recreate = (json: Json): AnyStateMachine => {
+  const guards = [...valuesOf(json, "guard")];
+  const actors = [...valuesOf(json, "src")];
+  return createMachine(json as Parameters<typeof createMachine>[0]).provide({
+    guards: Object.fromEntries(
+      guards.map((g) => [g, ({ event }: { event: unknown }) => passes(event, g)]),
+    ),
+    actors: Object.fromEntries(actors.map((a) => [a, fromPromise(() => new Promise(() => {}))])),
+    delays: Object.fromEntries([...delaysOf(json)].map((d) => [d, 60_000])),
+  } as never);
+};
+
+/** A state node's path as the state value `matches` takes: `["turn", "deciding"]` → `{ turn: "deciding" }`. */
+const stateValueOf = (path: ReadonlyArray<string>): StateValue =>
+  path
+    .slice(0, -1)
+    .reduceRight<StateValue>((inner, key) => ({ [key]: inner }), path[path.length - 1] ?? "");
+
+/** The ids of the state nodes no snapshot of the walk is in. */
+const unreached = (machine: AnyStateMachine): string[] => {
+  const seen = walk(machine);
+  return getStateNodes(machine)
+    .filter((node) => !seen.some((snapshot) => snapshot.matches(stateValueOf(node.path))))
+    .map((node) => node.id);
+};
+
+/** Every snapshot the walk rests in or passes through. */
+const walk = (machine: AnyStateMachine): AnyMachineSnapshot[] => {
+  const guards = [...valuesOf(machine.config, "guard")];
+  const types = new Set<string>();
+  for (const node of getStateNodes(machine))
+    for (const type of Object.keys(node.on)) types.add(type);
+  const events: WalkEvent[] = [...types].flatMap((type) => [
+    { type },
+    ...guards.map((g) => ({ type, pass: [g] })),
+  ]);
+  const seen: AnyMachineSnapshot[] = [];
+  for (const pass of [[], ...guards.map((g) => [g])]) {
+    const input = { pass };
+    for (const [snapshot] of getInitialMicrosteps(machine, input)) seen.push(snapshot);
+    for (const path of getShortestPaths(machine, { events, input })) {
+      seen.push(path.state);
+      if (path.state.status !== "active") continue;
+      for (const event of events) {
+        for (const [snapshot] of getMicrosteps(machine, path.state, event)) seen.push(snapshot);
+      }
+    }
+  }
+  return seen;
+};
+
+describe("export-machines", () => {
+  it("writes one JSON file per machine, each one re-created reaches every state node", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "machines-")), "out");
+    const out: string[] = [];
+    const code = await exportMachinesCommand([dir], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      cwd: process.cwd(),
+    });
+    expect(code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([
+      "coalescer.json",
+      "codeRun.json",
+      "confirmation.json",
+      "conversation.json",
+    ]);
+    for (const [name, original] of Object.entries(MACHINES)) {
+      const json = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8")) as Json;
+      expect(json).toEqual(machineJson(original));
+      const machine = recreate(json);
+      const ids = (m: AnyStateMachine) => getStateNodes(m).map((node) => node.id);
+      expect(ids(machine), name).toEqual(ids(original));
+      expect(unreached(machine), name).toEqual([]);
+    }
+  });
+
+  it("the walk finds a state nothing leads to, and one behind a guard it never passes", () => {
+    const json = {
+      id: "m",
+      initial: "a",
+      states: {
+        a: { on: { GO: "b" }, after: { later: "c" } },
+        b: { always: { guard: "never", target: "d" } },
+        c: {},
+        d: {},
+        orphan: {},
+      },
+    };
+    expect(unreached(recreate(json))).toEqual(["m.orphan"]);
+    const machine = createMachine(json).provide({
+      delays: { later: 1000 },
+      guards: { never: () => false },
+    });
+    expect(unreached(machine)).toEqual(["m.d", "m.orphan"]);
+  });
+
+  it("keeps named guards, actions, actors and delays, and names inline ones", () => {
+    const json = machineJson(MACHINES.conversation as AnyStateMachine);
+    expect([...valuesOf(json, "guard")].sort()).toEqual([
+      "codePause",
+      "inline",
+      "overBudget",
+      "paused",
+      "refused",
+      "stepsLeft",
+      "wantsTools",
+    ]);
+    expect([...valuesOf(json, "src")].sort()).toEqual(["callModel", "codeRun", "runTools"]);
+    expect(JSON.stringify(machineJson(MACHINES.codeRun as AnyStateMachine))).toContain(
+      '"after":{"deadline":"timedOut"}',
+    );
+  });
+
+  it("defaults to ./machines and exits 2 on a usage error", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "machines-"));
+    const out: string[] = [];
+    const io = { stdout: (s: string) => out.push(s), stderr: (s: string) => out.push(s), cwd };
+    expect(await exportMachinesCommand([], io)).toBe(0);
+    expect(out.join("")).toContain(join("machines", "conversation.json"));
+    expect(readdirSync(join(cwd, "machines"))).toHaveLength(4);
+    expect(await exportMachinesCommand(["a", "b"], io)).toBe(2);
+    expect(await exportMachinesCommand(["--svg"], io)).toBe(2);
+  });
+});
