@@ -5,13 +5,21 @@
  * that can't be understood.
  */
 import { type CliCommand, type CliIo, EXIT } from "./command.ts";
+import { exportMachinesCliCommand } from "./exportMachines.ts";
+import { inspectCliCommand } from "./inspect.ts";
 import { mcpCommand } from "./mcp.ts";
+import { scanKeysCliCommand } from "./scanKeys.ts";
 
 export type { CliCommand, CliIo } from "./command.ts";
 export { EXIT } from "./command.ts";
 
 /** The subcommands, in the order `--help` lists them. */
-export const COMMANDS: ReadonlyArray<CliCommand> = [mcpCommand];
+export const COMMANDS: ReadonlyArray<CliCommand> = [
+  inspectCliCommand,
+  scanKeysCliCommand,
+  exportMachinesCliCommand,
+  mcpCommand,
+];
 
 /** What `--help` prints. */
 export const helpText = (commands: ReadonlyArray<CliCommand> = COMMANDS): string => {
