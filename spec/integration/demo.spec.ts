@@ -3,52 +3,29 @@
  * one, printed), with the demo model when no API key is set, serves its page
  * and its browser bundle, and answers a prompt over the assistant's routes.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningScript, runScript } from "./npmScript.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-
-let child: ChildProcess | undefined;
+let running: RunningScript;
 let url = "";
 let output = "";
 const dataDir = mkdtempSync(join(tmpdir(), "elyra-crm-"));
 
-/** Runs `npm start` and waits for the line with the URL. */
-const start = () =>
-  new Promise<string>((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", CRM_DATA_DIR: dataDir };
-    delete env.ANTHROPIC_API_KEY;
-    delete env.ANTHROPIC_AUTH_TOKEN;
-    delete env.ELYRA_PROXY_URL;
-    // Its own process group, so the server under npm and tsx stops with it.
-    child = spawn("npm", ["start", "--silent"], { cwd: ROOT, env, detached: true });
-    const timer = setTimeout(() => reject(new Error(`no URL in 45 s:\n${output}`)), 45_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /Elyra CRM: (http:\/\/localhost:\d+)/.exec(output);
-      if (found && /Model: .*\n/.test(output)) {
-        clearTimeout(timer);
-        resolve(found[1] as string);
-      }
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`npm start exited (${code}):\n${output}`)));
-  });
-
 beforeAll(async () => {
-  url = await start();
+  running = await runScript(
+    "start",
+    { PORT: "0", CRM_DATA_DIR: dataDir },
+    /Elyra CRM: (http:\/\/localhost:\d+)/,
+    /Model: .*\n/,
+  );
+  url = running.found;
+  output = running.output();
 }, 60_000);
 
-afterAll(async () => {
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child?.once("exit", resolve));
-  process.kill(-child.pid, "SIGTERM");
-  await exited;
-});
+afterAll(() => running?.stop());
 
 describe("npm start: the example CRM", () => {
   it("prints the URL on the port it was given and says the demo model answers", () => {

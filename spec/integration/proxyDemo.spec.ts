@@ -4,58 +4,34 @@
  * whole path (browser routes → host → SDK with a bearer token → proxy →
  * upstream) answers a prompt, and the host's environment holds no key.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningScript, runScript } from "./npmScript.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-
-let child: ChildProcess | undefined;
-let output = "";
-
-const start = () =>
-  new Promise<string>((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: "0",
-      PROXY_PORT: "0",
-      CRM_DATA_DIR: mkdtempSync(join(tmpdir(), "elyra-crm-proxy-")),
-    };
-    delete env.ANTHROPIC_API_KEY;
-    delete env.ELYRA_PROXY_URL;
-    child = spawn("npm", ["run", "proxy", "--silent"], { cwd: ROOT, env, detached: true });
-    const timer = setTimeout(() => reject(new Error(`no URL in 45 s:\n${output}`)), 45_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /Elyra CRM: (http:\/\/localhost:\d+)/.exec(output);
-      if (found && /Proxy: .*\n/.test(output)) {
-        clearTimeout(timer);
-        resolve(found[1] as string);
-      }
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`npm run proxy exited (${code}):\n${output}`)));
-  });
-
+let running: RunningScript;
 let url = "";
+const output = () => running.output();
+
 beforeAll(async () => {
-  url = await start();
+  running = await runScript(
+    "proxy",
+    { PORT: "0", PROXY_PORT: "0", CRM_DATA_DIR: mkdtempSync(join(tmpdir(), "elyra-crm-proxy-")) },
+    /Elyra CRM: (http:\/\/localhost:\d+)/,
+    /Proxy: .*\n/,
+  );
+  url = running.found;
 }, 60_000);
 
-afterAll(async () => {
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child?.once("exit", resolve));
-  process.kill(-child.pid, "SIGTERM");
-  await exited;
-});
+afterAll(() => running?.stop());
 
 describe("npm run proxy: the CRM's model behind a local proxy", () => {
   it("says the host talks to the proxy, and answers a prompt through it", async () => {
-    expect(output).toMatch(/Model: Claude through the proxy at http:\/\/127\.0\.0\.1:\d+/);
-    expect(output).toMatch(/Proxy: http:\/\/127\.0\.0\.1:\d+\/v1\/messages → an offline stand-in/);
+    expect(output()).toMatch(/Model: Claude through the proxy at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output()).toMatch(
+      /Proxy: http:\/\/127\.0\.0\.1:\d+\/v1\/messages → an offline stand-in/,
+    );
 
     const html = await (await fetch(`${url}/`)).text();
     const token = /name="elyra-token" content="([^"]+)"/.exec(html)?.[1] as string;
@@ -80,6 +56,6 @@ describe("npm run proxy: the CRM's model behind a local proxy", () => {
     }
     await reader.cancel();
     expect(seen).toMatch(/"_tag":"Answered".*came through the local proxy/);
-    await expect.poll(() => output).toMatch(/proxy: claude-sonnet-5-5 used \d+ in, \d+ out/);
+    await expect.poll(() => output()).toMatch(/proxy: claude-sonnet-5-5 used \d+ in, \d+ out/);
   });
 });
