@@ -176,6 +176,39 @@ describe("the live registry", () => {
     expect(live.queries("w")).toEqual([]);
   });
 
+  it("asks the user's rights again before each run: taken away, the next run tells so and runs nothing", async () => {
+    const spies = spyCommands();
+    let abilities = ["customers.view"];
+    const app = createApp({ commands: spies.commands, userAbilities: () => abilities });
+    const live = liveQueries(app, createCallPath(app).activity$);
+    const seen = collect(live.subscribe({ clientId: "w", user: {} }, "customers_show", { id: 1 }));
+    await settle();
+    abilities = [];
+    live.invalidate(["customers"]);
+    await settle();
+    expect(spies.runs.get("customers_show")).toBe(1);
+    expect(seen.results.at(-1)).toEqual({
+      _tag: "Failed",
+      error: "the user may not do this: it takes customers.view",
+    });
+  });
+
+  it("a userAbilities that throws refuses the query, it does not throw", async () => {
+    const spies = spyCommands();
+    const app = createApp({
+      commands: spies.commands,
+      userAbilities: () => {
+        throw new Error("the session store is down");
+      },
+    });
+    const live = liveQueries(app, createCallPath(app).activity$);
+    const error = await firstValueFrom(
+      live.subscribe({ clientId: "w", user: {} }, "customers_show", { id: 1 }),
+    ).catch((e: unknown) => e);
+    expect((error as LiveQueryRefused).reason).toBe("notAllowed");
+    expect(spies.total()).toBe(0);
+  });
+
   it("an agent's query is bounded by the MCP grant, not the user's abilities", async () => {
     const { spies, live, user } = setup(["*"]);
     const error = await firstValueFrom(

@@ -108,6 +108,19 @@ describe("RFC 0027: the 214-invoice task in code mode", () => {
     expect(next.end).toMatchObject({ _tag: "Answered", text: "Next turn." });
   });
 
+  it("a script id such as constructor is counted like any other", async () => {
+    const book = invoiceBook();
+    const run = { toolId: "constructor" };
+    const model = fakeModel()
+      .respond(codeRuns("x", [{ name: "invoices_index", input: {} }], run))
+      .respond(codeFinished({ stdout: "ok" }, "Done.", run));
+    const turn = await testApp(book.app, { model, user: ADA }).assistant().prompt("Go");
+    expect(turn.events.find((e) => e._tag === "ScriptFinished")).toMatchObject({
+      toolId: "constructor",
+      calls: 1,
+    });
+  });
+
   it("without code mode, no code execution tool and no allowed_callers are sent", async () => {
     const book = invoiceBook({ codeMode: false });
     const t = testApp(book.app, { model: fakeModel().says("Hi."), user: ADA });

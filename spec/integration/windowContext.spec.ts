@@ -204,5 +204,10 @@ describe("RFC 0013: the window in a turn", () => {
     await window.close();
     expect(completed).toBe(true);
     expect(t.host.live.queries("w")).toEqual([]);
+    // A query subscribed after the close is refused, and nothing is registered.
+    const late = window.live("customers_show", { id: 42 });
+    const refused = await new Promise((resolve) => late.subscribe({ error: resolve }));
+    expect(refused).toMatchObject({ _tag: "LiveQueryRefused", reason: "closed" });
+    expect(t.host.live.queries("w")).toEqual([]);
   });
 });

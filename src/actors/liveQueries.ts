@@ -9,13 +9,14 @@ import {
   map,
   Observable,
   type ObservableInput,
+  of,
   Subject,
   startWith,
   switchMap,
   takeUntil,
 } from "rxjs";
-import { coveredByAny, resourceOf } from "../runtime/abilities.ts";
-import type { App } from "../runtime/app.ts";
+import { resourceOf } from "../runtime/abilities.ts";
+import { type App, userHas } from "../runtime/app.ts";
 import type { Activity } from "../runtime/audit.ts";
 import type { AnyCommand } from "../runtime/command.ts";
 import { issueLines, issuesOf } from "../runtime/issues.ts";
@@ -54,6 +55,8 @@ export interface LiveClient {
   /** The app's own screen (the default), or an agent over MCP with its client name. */
   readonly origin?: QueryOrigin;
   readonly agent?: string;
+  /** The user as they are now, asked before each run (a window's user can change); `user` unless given. */
+  readonly currentUser?: () => User;
 }
 
 export interface LiveRegistry {
@@ -138,7 +141,8 @@ export const liveQueries = (app: App, activity$: Observable<Activity>): LiveRegi
   const closing = new Map<string, Subject<void>>();
 
   activity$.subscribe((activity) => {
-    if (activity.type !== "finished" || !activity.ok) return;
+    // A command that ran may have written even when it failed part-way, so any finish re-runs.
+    if (activity.type !== "finished") return;
     const command = app.commands.get(activity.tool);
     if (command !== undefined && command.invalidates.length > 0) writes.next(command.invalidates);
   });
@@ -164,11 +168,12 @@ export const liveQueries = (app: App, activity$: Observable<Activity>): LiveRegi
     const ability = command.can;
     if (ability === undefined) return refuse("noAbility", `${name} takes no ability`);
     const origin = client.origin ?? "frontend";
-    const allowed =
-      origin === "agent"
-        ? app.mcp?.covers(ability) === true
-        : coveredByAny(app.userAbilities(client.user), ability);
-    if (!allowed) return refuse("notAllowed", `the user may not do this: it takes ${ability}`);
+    const userNow = () => client.currentUser?.() ?? client.user;
+    // Asked at opening and again before each run: rights taken away end the results.
+    const allowed = () =>
+      origin === "agent" ? app.mcp?.covers(ability) === true : userHas(app, userNow(), ability);
+    const notAllowed = `the user may not do this: it takes ${ability}`;
+    if (!allowed()) return refuse("notAllowed", notAllowed);
     const decoded = command.decode(args);
     if (Either.isLeft(decoded))
       return refuse("badArguments", issueLines(issuesOf(decoded.left)).join("\n"));
@@ -195,7 +200,9 @@ export const liveQueries = (app: App, activity$: Observable<Activity>): LiveRegi
       list.push(entry);
       open.set(client.clientId, list);
       const running = rerunOnWrites(writes, resource, () =>
-        runOnce(command, decoded.right, client.user, runOrigin),
+        allowed()
+          ? runOnce(command, decoded.right, userNow(), runOrigin)
+          : of<LiveResult>({ _tag: "Failed", error: notAllowed }),
       )
         .pipe(takeUntil(closed$(client.clientId)))
         .subscribe(subscriber);

@@ -126,9 +126,7 @@ export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRu
  * through the call path, logged as a tool step of its window.
  */
 export const codeCallRunner = (path: CallPath, windowOf: (system: unknown) => ToolRunnerWindow) =>
-  fromPromise<ToolResultBlock, ToolUseBlock & { readonly turn?: number }>(
-    ({ input, signal, system }) => {
-      const window = windowOf(system);
-      return runCall(path, window, input, window.turn(), signal);
-    },
-  );
+  fromPromise<ToolResultBlock, ToolUseBlock>(({ input, signal, system }) => {
+    const window = windowOf(system);
+    return runCall(path, window, input, window.turn(), signal);
+  });

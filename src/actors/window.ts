@@ -6,13 +6,14 @@
  */
 import type { Context } from "@opentelemetry/api";
 import { Data } from "effect";
-import { filter, firstValueFrom, type Observable } from "rxjs";
+import { defer, filter, firstValueFrom, type Observable, throwError } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import { codeRunMachine } from "../machines/codeRun.ts";
 import { type CallModelInput, conversationMachine } from "../machines/conversation.ts";
 import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { offered } from "../runtime/catalog.ts";
+import { clip } from "../runtime/clip.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { isTurnEnd, type LogEvent, type TurnEnd, type UnstampedEvent } from "../runtime/events.ts";
 import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/model.ts";
@@ -29,7 +30,7 @@ import {
   confirmationBroker,
   type InspectObserver,
 } from "./confirmationBroker.ts";
-import type { LiveRegistry, LiveResult } from "./liveQueries.ts";
+import { LiveQueryRefused, type LiveRegistry, type LiveResult } from "./liveQueries.ts";
 import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
@@ -461,10 +462,15 @@ export const openWindow = (
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
     },
-    live: (command, args) => {
-      if (closed) throw new PromptRefused("closed", "this window is closed");
-      return deps.live.subscribe({ clientId, user }, command, args);
-    },
+    // Checked at subscription, not at the call: a query opened after the window closed is refused.
+    live: (command, args) =>
+      defer(() =>
+        closed
+          ? throwError(
+              () => new LiveQueryRefused({ reason: "closed", detail: "this window is closed" }),
+            )
+          : deps.live.subscribe({ clientId, user, currentUser: () => user }, command, args),
+      ),
     select: async (kind, ids, options = {}) => {
       if (typeof kind !== "string" || kind.trim() === "")
         throw new SelectionRefused({ detail: "a selection needs a kind with a name" });
@@ -482,8 +488,10 @@ export const openWindow = (
       await record({
         _tag: "SelectionChanged",
         turn: 0,
-        kind: kind.slice(0, NOTE_BOUNDS.kindName),
-        ids: ids.slice(0, NOTE_BOUNDS.idsPerKind),
+        kind: clip(kind, NOTE_BOUNDS.kindName),
+        ids: ids
+          .slice(0, NOTE_BOUNDS.idsPerKind)
+          .map((id) => (typeof id === "string" ? clip(id, NOTE_BOUNDS.argumentString) : id)),
         ...(ids.length > NOTE_BOUNDS.idsPerKind ? { total: ids.length } : {}),
         route,
       });

@@ -29,6 +29,8 @@ export interface CodeRunInput {
   readonly calls: ReadonlyArray<ToolUseBlock>;
   /** Calls from code already made in this prompt. */
   readonly usedBefore: number;
+  /** How many of `calls` come from code (what the cap counts); all of them unless given. */
+  readonly fromCode?: number;
   readonly cap?: number;
   /** How long the pending calls may take: 3 min 30 s unless given. */
   readonly deadlineMs?: number;
@@ -38,6 +40,7 @@ export interface CodeRunContext {
   readonly calls: ReadonlyArray<ToolUseBlock>;
   readonly results: ReadonlyArray<ToolResultBlock>;
   readonly usedBefore: number;
+  readonly fromCode: number;
   readonly cap: number;
   readonly deadlineMs: number;
 }
@@ -71,7 +74,7 @@ export const codeRunMachine = setup({
   },
   delays: { deadline: ({ context }) => context.deadlineMs },
   guards: {
-    overCap: ({ context }) => context.usedBefore + context.calls.length > context.cap,
+    overCap: ({ context }) => context.usedBefore + context.fromCode > context.cap,
     allAnswered: ({ context }) => context.results.length >= context.calls.length,
   },
 }).createMachine({
@@ -80,6 +83,7 @@ export const codeRunMachine = setup({
     calls: input.calls,
     results: [],
     usedBefore: input.usedBefore,
+    fromCode: input.fromCode ?? input.calls.length,
     cap: input.cap ?? MAX_CODE_CALLS,
     deadlineMs: input.deadlineMs ?? CODE_CALL_DEADLINE_MS,
   }),
@@ -143,7 +147,7 @@ export const codeRunMachine = setup({
     overCap: { type: "final" },
   },
   output: ({ context }): CodeRunOutput =>
-    context.usedBefore + context.calls.length > context.cap
+    context.usedBefore + context.fromCode > context.cap
       ? { _tag: "OverCap", error: tooManyCodeCalls(context.cap) }
       : { _tag: "Answered", results: context.results },
 });

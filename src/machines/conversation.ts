@@ -160,7 +160,9 @@ const scriptEvents = (context: ConversationContext): ReadonlyArray<UnstampedEven
         turn: context.turn,
         toolId,
         output: scriptOutput(b.content),
-        calls: context.scriptCalls[toolId] ?? 0,
+        calls: Object.hasOwn(context.scriptCalls, toolId)
+          ? (context.scriptCalls[toolId] as number)
+          : 0,
       });
     }
   }
@@ -444,6 +446,7 @@ export const conversationMachine = setup({
             src: "codeRun",
             input: ({ context }): CodeRunInput => ({
               calls: toolCallsOf(context.response),
+              fromCode: toolCallsOf(context.response).filter(fromCode).length,
               usedBefore: context.codeCalls,
               ...(context.codeCallDeadlineMs === undefined
                 ? {}
@@ -467,9 +470,16 @@ export const conversationMachine = setup({
                 target: "checking",
                 actions: assign(({ context, event }) => {
                   const calls = toolCallsOf(context.response).filter(fromCode);
-                  const scriptCalls = { ...context.scriptCalls };
-                  for (const call of calls)
-                    scriptCalls[scriptOf(call)] = (scriptCalls[scriptOf(call)] ?? 0) + 1;
+                  // Keyed by ids from the response: a null prototype, so no id reads Object's members.
+                  const scriptCalls: Record<string, number> = Object.assign(
+                    Object.create(null),
+                    context.scriptCalls,
+                  );
+                  for (const call of calls) {
+                    const id = scriptOf(call);
+                    scriptCalls[id] =
+                      (Object.hasOwn(scriptCalls, id) ? (scriptCalls[id] as number) : 0) + 1;
+                  }
                   return {
                     codeCalls: context.codeCalls + calls.length,
                     scriptCalls,

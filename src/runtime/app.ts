@@ -158,3 +158,15 @@ const compileGrant = (
     needsConfirm: (ability) => coveredByAny(config.confirm, ability),
   };
 };
+
+/**
+ * Whether the user has an ability now, by the app's `userAbilities`. A
+ * `userAbilities` that throws denies.
+ */
+export const userHas = (app: App, user: User, ability: string): boolean => {
+  try {
+    return coveredByAny(app.userAbilities(user), ability);
+  } catch {
+    return false;
+  }
+};

@@ -1,7 +1,6 @@
 import { Either } from "effect";
 import { type Observable, Subject } from "rxjs";
-import { coveredByAny } from "./abilities.ts";
-import type { App, Grant } from "./app.ts";
+import { type App, type Grant, userHas } from "./app.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
 import { digestOf } from "./canonicalJson.ts";
 import { grantOf } from "./catalog.ts";
@@ -104,14 +103,6 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     });
   };
 
-  const userHas = (user: CallContext["user"], ability: string): boolean => {
-    try {
-      return coveredByAny(app.userAbilities(user), ability);
-    } catch {
-      return false;
-    }
-  };
-
   const call = async (call: ToolCall, ctx: CallContext): Promise<CallOutcome> => {
     const startedAt = clock.now();
     const callId = call.callId ?? ids.next();
@@ -147,7 +138,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     const ability = command.can as string;
     if (!grant.covers(ability)) return { _tag: "UnknownTool", callId, tool };
     // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
-    if (ctx.origin.kind === "assistant" && !userHas(ctx.user, ability)) {
+    if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability)) {
       return { _tag: "Denied", callId, tool, ability };
     }
     // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
