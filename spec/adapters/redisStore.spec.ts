@@ -213,9 +213,9 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
     expect(responses.filter((r) => r?.status === 429)).toHaveLength(7);
     // The proxies add usage after the answer ends, without waiting: poll briefly.
     const deadline = Date.now() + 2_000;
-    while ((await stores[0]?.read("ada"))?.requests !== 3 && Date.now() < deadline)
+    while ((await stores[0]?.read(`value:"ada"`))?.requests !== 3 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await stores[1]?.read("ada")).toEqual({
+    expect(await stores[1]?.read(`value:"ada"`)).toEqual({
       inputTokens: 30,
       outputTokens: 15,
       requests: 3,

@@ -308,7 +308,7 @@ describe("the proxy's guarantees, for random requests", () => {
           }
 
           expect(reports.length).toBe(forward ? 1 : 0);
-          expect(usage.read("ada").requests).toBe(forward ? 1 : 0);
+          expect(usage.read(`value:"ada"`).requests).toBe(forward ? 1 : 0);
           const report = reports[0];
           if (report !== undefined && leaveAfter === undefined) {
             const sent =

@@ -104,7 +104,7 @@ describe("streams through the proxy (P3)", () => {
       { inputTokens: 120, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 },
     ]);
     expect(setup.reports.every((r) => r.user.id === "ada" && r.model === MODEL)).toBe(true);
-    expect(setup.usage.read("ada")).toEqual({ inputTokens: 130, outputTokens: 45, requests: 2 });
+    expect(setup.usage.read("id:ada")).toEqual({ inputTokens: 130, outputTokens: 45, requests: 2 });
   });
 
   it("passes the event stream byte for byte, with no-buffering headers", async () => {
@@ -151,7 +151,7 @@ describe("streams through the proxy (P3)", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(setup.reports).toHaveLength(1);
     expect(setup.reports[0]?.usage.inputTokens).toBe(77);
-    expect(setup.usage.read("ada").requests).toBe(1);
+    expect(setup.usage.read("id:ada").requests).toBe(1);
   });
 
   it("a JSON answer is passed whole with its usage", async () => {
@@ -159,6 +159,6 @@ describe("streams through the proxy (P3)", () => {
     const message = await setup.sdk.messages.create(ask("Hi"));
     expect(message.content).toEqual([expect.objectContaining({ type: "text", text: "Whole." })]);
     await until(() => setup?.reports.length === 1);
-    expect(setup.usage.read("ada")).toEqual({ inputTokens: 3, outputTokens: 2, requests: 1 });
+    expect(setup.usage.read("id:ada")).toEqual({ inputTokens: 3, outputTokens: 2, requests: 1 });
   });
 });

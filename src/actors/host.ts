@@ -13,6 +13,7 @@ import type { Model } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 import type { EventStore } from "../runtime/store.ts";
+import { defaultUserKey } from "../runtime/userKey.ts";
 import type { InspectObserver } from "./confirmationBroker.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
@@ -56,6 +57,8 @@ export interface HostOptions {
 }
 
 /** A window asked for by a user who does not own it. */
+export { defaultUserKey } from "../runtime/userKey.ts";
+
 export class WindowOwnerMismatch extends Error {
   readonly _tag = "WindowOwnerMismatch";
   constructor(readonly clientId: string) {
@@ -75,15 +78,6 @@ export interface Host {
   /** Closes every window. */
   readonly close: () => Promise<void>;
 }
-
-/** A user's key unless the host is given `userKey`: `id`, else `name`, else the value as JSON. */
-export const defaultUserKey = (user: User): string => {
-  const u = user as { id?: unknown; name?: unknown } | null;
-  if (u !== null && typeof u === "object" && (typeof u.id === "string" || typeof u.id === "number"))
-    return `id:${u.id}`;
-  if (u !== null && typeof u === "object" && typeof u.name === "string") return `name:${u.name}`;
-  return `value:${JSON.stringify(user)}`;
-};
 
 const defaultUserName = (user: User): string | undefined => {
   const name = (user as { name?: unknown } | null)?.name;

@@ -162,6 +162,9 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
 
   api.use("*", async (c, next) => {
     const request = c.req.raw;
+    // Hono answers HEAD by running GET and dropping the body: an event stream would never end.
+    if (request.method === "HEAD")
+      return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
     const token = typeof options.token === "string" ? options.token : await options.token(request);
     if (!sameToken(request.headers.get(TOKEN_HEADER), token)) throw forbidden();
     const user = await options.authenticate(request);

@@ -8,8 +8,14 @@ import { HttpRefusal } from "../http/refusal.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { Usage } from "../runtime/events.ts";
 import type { User } from "../runtime/origin.ts";
-import { memoryRateLimitStore, type RateLimit, type RateLimitStore } from "../runtime/rateLimit.ts";
+import {
+  isRateLimit,
+  memoryRateLimitStore,
+  type RateLimit,
+  type RateLimitStore,
+} from "../runtime/rateLimit.ts";
 import type { UsageStore } from "../runtime/usageStore.ts";
+import { defaultUserKey } from "../runtime/userKey.ts";
 import {
   internalError,
   invalid,
@@ -71,14 +77,6 @@ export interface ProxyOptions<U = User> {
 
 const PATH = /\/v1\/messages\/?$/;
 
-/** A user's key for the stores. */
-const defaultUserKey = (user: unknown): string => {
-  if (typeof user === "string") return user;
-  const id = (user as { id?: unknown } | null)?.id;
-  if (typeof id === "string" || typeof id === "number") return String(id);
-  throw new TypeError("createProxy: the user has no string or number `id`; give `userKey`");
-};
-
 /** Body and JSON refusals of the shared reader, in the API's words. */
 const fromHttp = (refusal: HttpRefusal, limit: number): ProxyRefusal =>
   refusal.status === 413 ? tooLarge(limit) : invalid(refusal.message);
@@ -116,7 +114,16 @@ export const createProxy = <U = User>(
   };
   const clock = options.clock ?? systemClock;
   const rateLimits = options.rateLimits ?? memoryRateLimitStore();
-  const keyOf = options.userKey ?? defaultUserKey;
+  const keyOf: (user: U) => string = options.userKey ?? ((user) => defaultUserKey(user as User));
+  // Settings that fail open when they are not numbers (NaN compares false) are refused here.
+  if (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0)
+    throw new TypeError(
+      `createProxy: maxTokens must be a whole number above 0, not ${String(options.maxTokens)}`,
+    );
+  if (options.rateLimit !== undefined && !isRateLimit(options.rateLimit))
+    throw new TypeError(
+      "createProxy: rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds",
+    );
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;

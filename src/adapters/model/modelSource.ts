@@ -6,14 +6,15 @@
  * next step on.
  */
 import type { ClientOptions } from "@anthropic-ai/sdk";
-import { defaultUserKey } from "../../actors/host.ts";
+import type { SourceName } from "../../http/contract.ts";
 import { type Model, ModelError } from "../../runtime/model.ts";
 import type { User } from "../../runtime/origin.ts";
 import type { Secrets } from "../../runtime/secrets.ts";
+import { defaultUserKey } from "../../runtime/userKey.ts";
 import { type AnthropicStreaming, anthropic } from "./anthropic.ts";
 
-/** Which source a user's steps go to; `none` when there is none, and a step fails. */
-export type ModelSourceName = "backend" | "userKey" | "environment" | "none";
+/** Which source a user's steps go to; `none` when there is none, and a step fails (the wire's `SourceName`). */
+export type ModelSourceName = SourceName;
 
 /** The app's backend proxy: its Messages API base URL and the bearer token it reads. */
 export interface BackendSource {

@@ -72,13 +72,14 @@ export const fileSecrets = (path: string): Secrets => {
     const temporary = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
     // Made 0600 from the start, so the secrets are never readable by others, even for a moment.
     const file = await open(temporary, "wx", FILE_MODE);
+    // Whatever fails on the way (a full disk, say), no copy of the secrets is left behind.
     try {
-      await file.writeFile(`${JSON.stringify(body, null, 2)}\n`, "utf8");
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    try {
+      try {
+        await file.writeFile(`${JSON.stringify(body, null, 2)}\n`, "utf8");
+        await file.sync();
+      } finally {
+        await file.close();
+      }
       await chmod(temporary, FILE_MODE); // the umask may have narrowed it further, never widened
       await rename(temporary, path);
     } catch (error) {
