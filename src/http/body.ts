@@ -20,7 +20,10 @@ export const readJson = async (
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A body that breaks off (the client left) is a bad request, not a failure of the host.
+    const read = await reader.read().catch(() => undefined);
+    if (read === undefined) return Either.left(badRequest("the body was cut off"));
+    const { done, value } = read;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

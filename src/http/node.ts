@@ -18,13 +18,18 @@ export interface NodeListenerOptions {
  */
 const bodyOf = (message: IncomingMessage) => {
   let done = false;
-  // Read to its end and dropped, so the connection can carry the next request.
+  let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // Read to its end and dropped, so the connection can carry the next request. A body still
+  // being read when the client leaves ends in an error, so no reader waits for it forever.
   const discard = () => {
+    if (!done)
+      body?.error(new DOMException("the client left before the body was sent", "AbortError"));
     done = true;
     message.resume();
   };
   const stream = new ReadableStream<Uint8Array>({
     start: (controller) => {
+      body = controller;
       message.on("data", (chunk: Uint8Array) => {
         if (done) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -44,7 +49,10 @@ const bodyOf = (message: IncomingMessage) => {
     pull: () => {
       message.resume();
     },
-    cancel: discard,
+    cancel: () => {
+      done = true;
+      message.resume();
+    },
   });
   return { stream, discard };
 };
