@@ -157,7 +157,10 @@ describe("inspectCommand", () => {
     expect(await inspectCommand([none], t.io)).toBe(1);
     expect(t.err.join("")).toContain("has no default or `app` export");
     expect(await inspectCommand([join(dir, "missing.mjs")], t.io)).toBe(1);
-    expect(t.err.join("")).toContain("could not be loaded");
+    expect(t.err.join("")).toContain("missing.mjs: no such file");
+    const broken = module("broken.mjs", "throw new Error('boom');");
+    expect(await inspectCommand([broken], t.io)).toBe(1);
+    expect(t.err.join("")).toContain("could not be loaded: boom");
   });
 
   it("exits 2 on a usage error", async () => {

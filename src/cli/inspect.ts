@@ -2,9 +2,8 @@
  * `inspect <app module> [--json]`: what each grant lets a model do, so a
  * reviewer sees at a glance which tools run without anyone being asked.
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { App, Grant } from "../runtime/app.ts";
+import { loadApp } from "./loadApp.ts";
 
 /** What the CLI's subcommands write to and where they run. */
 export interface CliIo {
@@ -123,51 +122,6 @@ export const formatInspect = (report: InspectReport): string => {
     ...formatGrant("mcp", report.mcp),
   ];
   return `${lines.join("\n")}\n`;
-};
-
-const isApp = (value: unknown): value is App =>
-  typeof value === "object" &&
-  value !== null &&
-  (value as { commands?: unknown }).commands instanceof Map &&
-  typeof (value as { userAbilities?: unknown }).userAbilities === "function" &&
-  "assistant" in value &&
-  "mcp" in value;
-
-const describe = (value: unknown): string =>
-  typeof value === "function"
-    ? "a function (call it to make the app, then export that)"
-    : value === null
-      ? "null"
-      : typeof value === "object"
-        ? "an object that isn't an app"
-        : `a ${typeof value}`;
-
-/**
- * Loads an app module's default export, else its `app` export. Fails with a
- * sentence for the terminal when the module does not load or exports no App.
- * (The same rule as `mcp <app module>`.)
- */
-const loadApp = async (
-  specifier: string,
-  cwd: string,
-): Promise<{ ok: true; app: App } | { ok: false; reason: string }> => {
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(resolve(cwd, specifier)).href)) as Record<string, unknown>;
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return { ok: false, reason: `${specifier} could not be loaded: ${message}` };
-  }
-  const which = module.default !== undefined ? "default" : "app";
-  const candidate = module[which];
-  if (isApp(candidate)) return { ok: true, app: candidate };
-  return {
-    ok: false,
-    reason:
-      candidate === undefined
-        ? `${specifier} has no default or \`app\` export: export the App made by createApp`
-        : `${specifier}: its ${which === "app" ? "`app`" : "default"} export is ${describe(candidate)}, not an App made by createApp`,
-  };
 };
 
 const USAGE = "usage: elyra-assistant inspect <app module> [--json]\n";
