@@ -7,10 +7,10 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type FindingKind, SHOWN, scanKeysCommand, scanText } from "../../src/cli/scanKeys.ts";
+import { buildUiBundle } from "../ui/uiBundle.ts";
 
 const KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 const ALNUM = KEY_CHARS.slice(0, 62);
@@ -233,15 +233,7 @@ describe("scanKeysCommand", () => {
     // The docs name the browser opt-in, but hold no key.
     const docs = await run(["docs", "README.md"], process.cwd());
     expect(docs.out).not.toMatch(/ key /);
-    const result = await build({
-      entryPoints: ["src/ui/index.ts"],
-      bundle: true,
-      platform: "browser",
-      format: "esm",
-      minify: true,
-      write: false,
-      logLevel: "silent",
-    });
+    const result = await buildUiBundle();
     expect(scanText(result.outputFiles[0]?.text ?? "")).toEqual([]);
   });
 

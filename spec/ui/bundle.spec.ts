@@ -3,21 +3,13 @@
  * (effect's schemas stay out). Node environment on purpose: esbuild runs in
  * Node, and needs no DOM.
  */
-import { build } from "esbuild";
+
 import { describe, expect, it } from "vitest";
+import { buildUiBundle } from "./uiBundle.ts";
 
 describe("elyra-assistant/ui in a browser bundle", () => {
   it("builds for the browser with no Node built-ins and without effect", async () => {
-    const result = await build({
-      entryPoints: ["src/ui/index.ts"],
-      bundle: true,
-      platform: "browser",
-      format: "esm",
-      minify: true,
-      write: false,
-      metafile: true,
-      logLevel: "silent",
-    });
+    const result = await buildUiBundle();
     expect(result.errors).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
     expect(
