@@ -248,6 +248,63 @@ const checkboxes = (
   return { all, box, sync };
 };
 
+/**
+ * A list page's live query of rows that can be selected: the query, the
+ * selection and its bar, kept in step. A change of query clears the selection.
+ */
+const selectableList = <T>(options: {
+  readonly kind: string;
+  readonly singular: string;
+  readonly command: string;
+  readonly args: () => Record<string, unknown>;
+  /** The page's nodes for a result; `select` makes the row checkboxes. */
+  readonly render: (
+    value: T,
+    select: (ids: ReadonlyArray<number>, label: string) => ReturnType<typeof checkboxes>,
+  ) => Node[];
+}) => {
+  const slot = liveSlot();
+  const chosen = selection(options.kind, () => bar.render());
+  // The checkboxes shown now, kept in step when the selection is cleared from the bar.
+  let sync = () => {};
+  const bar = selectionBar(
+    options.singular,
+    () => chosen.ids.size,
+    () => {
+      chosen.clear();
+      sync();
+    },
+  );
+  const list = el("div");
+  const show = (result: LiveResult) => {
+    if (result._tag === "Failed") return list.replaceChildren(problemOf(result.error));
+    let shown: ReturnType<typeof checkboxes> | undefined;
+    const nodes = options.render(result.value as T, (ids, label) => {
+      shown = checkboxes(chosen, ids, label);
+      return shown;
+    });
+    if (shown !== undefined) {
+      shown.sync();
+      sync = shown.sync;
+    }
+    list.replaceChildren(...nodes);
+  };
+  const open = () =>
+    slot.open(options.command, options.args(), show, (error) =>
+      list.replaceChildren(problemOf(error)),
+    );
+  const change = (how: () => void) => {
+    how();
+    chosen.clear();
+    open();
+  };
+  const close = () => {
+    slot.close();
+    chosen.clear();
+  };
+  return { bar: bar.bar, list, open, change, close };
+};
+
 // ---- Pages ---------------------------------------------------------------------
 
 const customersPage: Page = (main) => {
@@ -256,40 +313,22 @@ const customersPage: Page = (main) => {
     hasOverdue: false,
     page: 1,
   };
-  const slot = liveSlot();
-  const chosen = selection("customers", () => bar.render());
-  // The checkboxes shown now, kept in step when the selection is cleared from the bar.
-  let sync = () => {};
-  const bar = selectionBar(
-    "customer",
-    () => chosen.ids.size,
-    () => {
-      chosen.clear();
-      sync();
-    },
-  );
-  const list = el("div");
-  const open = () =>
-    slot.open(
-      "customers_index",
-      {
-        ...(query.search ? { search: query.search } : {}),
-        ...(query.hasOverdue ? { has_overdue: true } : {}),
-        page: query.page,
-      },
-      (result) => list.replaceChildren(...render(result)),
-      (error) => list.replaceChildren(problemOf(error)),
-    );
-  const change = (how: () => void) => {
-    how();
-    chosen.clear();
-    open();
-  };
-  const render = (result: LiveResult): Node[] => {
-    if (result._tag === "Failed") return [problemOf(result.error)];
-    const page = result.value as CustomerPage;
-    const boxes = checkboxes(
-      chosen,
+  const { bar, list, open, change, close } = selectableList<CustomerPage>({
+    kind: "customers",
+    singular: "customer",
+    command: "customers_index",
+    args: () => ({
+      ...(query.search ? { search: query.search } : {}),
+      ...(query.hasOverdue ? { has_overdue: true } : {}),
+      page: query.page,
+    }),
+    render: (page, select) => render(page, select),
+  });
+  const render = (
+    page: CustomerPage,
+    select: (ids: ReadonlyArray<number>, label: string) => ReturnType<typeof checkboxes>,
+  ): Node[] => {
+    const boxes = select(
       page.customers.map((c) => c.id),
       "Select all customers shown",
     );
@@ -332,8 +371,6 @@ const customersPage: Page = (main) => {
       ),
       el("tbody", {}, ...rows),
     );
-    boxes.sync();
-    sync = boxes.sync;
     return [
       table,
       ...(page.total === 0 ? [el("p", {}, "No customer matches.")] : []),
@@ -362,14 +399,11 @@ const customersPage: Page = (main) => {
       ),
     ),
     asks("Which invoices are overdue?", "Find Hopper"),
-    bar.bar,
+    bar,
     list,
   );
   open();
-  return () => {
-    slot.close();
-    chosen.clear();
-  };
+  return close;
 };
 
 /** Invoices as a table: with a checkbox a row when `select` is given, without the customer column on a customer's page. */
@@ -420,48 +454,28 @@ const invoiceTable = (
 
 const invoicesPage: Page = (main) => {
   const query = { search: "", overdue: false, unpaid: false, withoutProject: false, page: 1 };
-  const slot = liveSlot();
-  const chosen = selection("invoices", () => bar.render());
-  // The checkboxes shown now, kept in step when the selection is cleared from the bar.
-  let sync = () => {};
-  const bar = selectionBar(
-    "invoice",
-    () => chosen.ids.size,
-    () => {
-      chosen.clear();
-      sync();
-    },
-  );
-  const list = el("div");
-  const open = () =>
-    slot.open(
-      "invoices_index",
-      {
-        ...(query.search ? { search: query.search } : {}),
-        ...(query.overdue ? { overdue: true } : {}),
-        ...(query.unpaid ? { paid: false } : {}),
-        ...(query.withoutProject ? { without_project: true } : {}),
-        page: query.page,
-      },
-      (result) => list.replaceChildren(...render(result)),
-      (error) => list.replaceChildren(problemOf(error)),
-    );
-  const change = (how: () => void) => {
-    how();
-    chosen.clear();
-    open();
-  };
-  const render = (result: LiveResult): Node[] => {
-    if (result._tag === "Failed") return [problemOf(result.error)];
-    const page = result.value as InvoicePage;
-    const boxes = checkboxes(
-      chosen,
+  const { bar, list, open, change, close } = selectableList<InvoicePage>({
+    kind: "invoices",
+    singular: "invoice",
+    command: "invoices_index",
+    args: () => ({
+      ...(query.search ? { search: query.search } : {}),
+      ...(query.overdue ? { overdue: true } : {}),
+      ...(query.unpaid ? { paid: false } : {}),
+      ...(query.withoutProject ? { without_project: true } : {}),
+      page: query.page,
+    }),
+    render: (page, select) => render(page, select),
+  });
+  const render = (
+    page: InvoicePage,
+    select: (ids: ReadonlyArray<number>, label: string) => ReturnType<typeof checkboxes>,
+  ): Node[] => {
+    const boxes = select(
       page.invoices.map((i) => i.id),
       "Select all invoices shown",
     );
     const table = invoiceTable(page.invoices, { select: boxes });
-    boxes.sync();
-    sync = boxes.sync;
     return [
       el(
         "p",
@@ -495,14 +509,11 @@ const invoicesPage: Page = (main) => {
       filter("Without a project", "withoutProject"),
     ),
     asks("Which invoices are overdue?", "Which invoices have no project?"),
-    bar.bar,
+    bar,
     list,
   );
   open();
-  return () => {
-    slot.close();
-    chosen.clear();
-  };
+  return close;
 };
 
 /** A definition list whose values flash when a live update changes them. */
