@@ -13,20 +13,13 @@ import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { abilityOf, spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
-import { grantsAny, ReferenceLimiter } from "../properties/reference.ts";
+import { grantsAny, patterns, ReferenceLimiter } from "../properties/reference.ts";
 import { connect, textOf } from "./connect.ts";
 
 const NUM_RUNS = 1000;
 const commands = spyCommands().commands;
 const toolNames = Object.keys(abilityOf);
 const PROTOTYPE_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "prototype"];
-
-const pattern = fc.oneof(
-  fc.constant("*"),
-  fc.constantFrom("customers.*", "invoices.*", "admin.*", "admin.search.*", "customersx.*"),
-  fc.constantFrom(...Object.values(abilityOf), "customers.viewer", "invoices", "admin.search"),
-);
-const patterns = fc.array(pattern, { maxLength: 4 });
 
 /** Valid arguments of a tool's own schema, as they arrive over JSON. */
 const validInput = (tool: string): fc.Arbitrary<Record<string, unknown>> => {

@@ -2,6 +2,8 @@
  * A small reference model of who may run what, written apart from the code:
  * patterns become regular expressions, rate limits a list of accepted times.
  */
+import fc from "fast-check";
+import { abilityOf } from "../fixtures/spyCommands.ts";
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -37,3 +39,13 @@ export class ReferenceLimiter {
     return freeing + windowMs - now;
   }
 }
+
+/** Grant and ability patterns the authority properties draw: exact, `resource.*`, `*`, and near misses. */
+export const patterns = fc.array(
+  fc.oneof(
+    fc.constant("*"),
+    fc.constantFrom("customers.*", "invoices.*", "admin.*", "admin.search.*", "customersx.*"),
+    fc.constantFrom(...Object.values(abilityOf), "customers.viewer", "invoices", "admin.search"),
+  ),
+  { maxLength: 4 },
+);
