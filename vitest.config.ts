@@ -1,9 +1,14 @@
 import { defineConfig } from "vitest/config";
 
+/** The package's own export condition: `elyra-assistant/*` resolves to src/, not the compiled dist/. */
+const conditions = ["@elyra-assistant/source"];
+
 export default defineConfig({
-  resolve: { conditions: ["source"] },
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
     include: ["spec/**/*.spec.ts"],
+    exclude: ["spec/package/**", "**/node_modules/**"],
     pool: "threads",
     testTimeout: 30_000,
   },

@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { toNodeListener } from "elyra-assistant/http";
 import { createProxy } from "elyra-assistant/proxy";
 import { says } from "elyra-assistant/testing";
+import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 import { serveStandInIfChild, startStandIn } from "./standInChild.ts";
 
@@ -56,7 +57,7 @@ await serveProxyIfChild();
 const startProxy = async (upstream: string): Promise<{ url: string; child: ChildProcess }> => {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(import.meta.url), "--proxy", upstream],
+    [...SOURCE_NODE_ARGS, fileURLToPath(import.meta.url), "--proxy", upstream],
     { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });

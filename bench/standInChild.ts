@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { standInMessagesApi } from "elyra-assistant/testing";
+import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
 
 type Script = Parameters<typeof standInMessagesApi>[0];
 type Options = Parameters<typeof standInMessagesApi>[1];
@@ -36,7 +37,7 @@ export const startStandIn = async (
 ): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(moduleUrl), "--stand-in"],
+    [...SOURCE_NODE_ARGS, fileURLToPath(moduleUrl), "--stand-in"],
     {
       cwd: fileURLToPath(new URL("..", import.meta.url)),
       stdio: ["pipe", "pipe", "inherit"],

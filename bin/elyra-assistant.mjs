@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// The package ships TypeScript sources: tsx loads them, then the CLI runs.
-import { register } from "tsx/esm/api";
-
-register();
-const { main } = await import("../src/cli/main.ts");
+// The command line, compiled (dist/cli/main.js). In this repository, run under
+// the package's own condition (node --conditions=@elyra-assistant/source
+// --import tsx), "#cli" is the TypeScript source instead.
+const { main } = await import("#cli");
 process.exitCode = await main(process.argv.slice(2));
 // Done: an app module's open handles (a database, a timer) don't keep the process alive.
 // Unref'd, so a process with nothing left open exits at once, output flushed.

@@ -2,13 +2,16 @@
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
+import * as machines from "elyra-assistant/machines";
 import * as mcp from "elyra-assistant/mcp";
 import * as proxy from "elyra-assistant/proxy";
 import * as redis from "elyra-assistant/redis";
 import * as secrets from "elyra-assistant/secrets";
+import * as sqlite from "elyra-assistant/sqlite";
 import * as testing from "elyra-assistant/testing";
 import * as ui from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
+import pkg from "../package.json" with { type: "json" };
 
 describe("public exports", () => {
   it("elyra-assistant", () => {
@@ -56,10 +59,7 @@ describe("public exports", () => {
         "budgetSpent",
         "canonicalJson",
         "catalog",
-        "codeRunMachine",
         "confirmationBroker",
-        "confirmationMachine",
-        "conversationMachine",
         "covers",
         "createApp",
         "createCallPath",
@@ -223,5 +223,57 @@ describe("public exports", () => {
         "modelSource",
       ]
     `);
+  });
+
+  it("elyra-assistant/sqlite", () => {
+    expect(Object.keys(sqlite).sort()).toMatchInlineSnapshot(`
+      [
+        "sqliteStore",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/machines", () => {
+    expect(Object.keys(machines).sort()).toMatchInlineSnapshot(`
+      [
+        "COALESCE_MS",
+        "coalescerMachine",
+        "codeRunMachine",
+        "confirmationMachine",
+        "conversationMachine",
+      ]
+    `);
+  });
+
+  it("package.json exports exactly the entries above, each to its source, types and JavaScript", () => {
+    type Target = Record<"@elyra-assistant/source" | "types" | "default", string>;
+    const entries = Object.entries(pkg.exports).filter(
+      (entry): entry is [string, Target] => entry[0] !== "./package.json",
+    );
+    expect(entries.map(([key]) => key).sort()).toEqual(
+      [
+        ".",
+        ...[
+          "anthropic",
+          "http",
+          "machines",
+          "mcp",
+          "proxy",
+          "redis",
+          "secrets",
+          "sqlite",
+          "testing",
+          "ui",
+        ].map((n) => `./${n}`),
+      ].sort(),
+    );
+    for (const [, target] of entries) {
+      expect(Object.keys(target)).toEqual(["@elyra-assistant/source", "types", "default"]);
+      const source = target["@elyra-assistant/source"];
+      expect(source).toMatch(/^\.\/src\/.*\.ts$/);
+      expect(target.types).toBe(source.replace("./src/", "./dist/").replace(/\.ts$/, ".d.ts"));
+      expect(target.default).toBe(source.replace("./src/", "./dist/").replace(/\.ts$/, ".js"));
+    }
+    expect(pkg.exports["./package.json"]).toBe("./package.json");
   });
 });

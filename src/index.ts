@@ -17,25 +17,6 @@ export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { INTERRUPTED, PromptRefused, SelectionRefused } from "./actors/window.ts";
-export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./machines/codeRun.ts";
-export {
-  CODE_CALL_DEADLINE_MS,
-  codeRunMachine,
-  lateResult,
-  MAX_CODE_CALLS,
-  tooManyCodeCalls,
-} from "./machines/codeRun.ts";
-export type { ConfirmationEvent, ConfirmationInput } from "./machines/confirmation.ts";
-export { confirmationMachine } from "./machines/confirmation.ts";
-export type {
-  CallModelInput,
-  ConversationContext,
-  ConversationEmitted,
-  ConversationEvent,
-  ConversationInput,
-  RunToolsInput,
-} from "./machines/conversation.ts";
-export { budgetSpent, conversationMachine, REFUSED, stepsSpent } from "./machines/conversation.ts";
 export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
 export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";
@@ -89,6 +70,15 @@ export {
 export type { Ids } from "./runtime/ids.ts";
 export { randomIds } from "./runtime/ids.ts";
 export type { Issue } from "./runtime/issues.ts";
+export {
+  budgetSpent,
+  CODE_CALL_DEADLINE_MS,
+  lateResult,
+  MAX_CODE_CALLS,
+  REFUSED,
+  stepsSpent,
+  tooManyCodeCalls,
+} from "./runtime/limits.ts";
 export { isAppPath, percentEncode } from "./runtime/link.ts";
 export type {
   ClientTool,

@@ -19,7 +19,7 @@ const result = await build({
   format: "esm",
   platform: "browser",
   target: "es2022",
-  conditions: ["source"],
+  conditions: ["@elyra-assistant/source"],
   legalComments: "none",
   logLevel: "warning",
   metafile: true,

@@ -116,7 +116,8 @@ describe("inspect", () => {
     const seen: InspectionEvent[] = [];
     const host = createHost(app, {
       model: fakeModel().toolCall("customers_delete", { id: 1 }).says("Kept."),
-      inspect: (event) => seen.push(event),
+      // An inspector typed with XState's own InspectionEvent is accepted as it is.
+      inspect: (event: InspectionEvent) => seen.push(event),
     });
     const w = host.window("w", { user: ada });
     w.events$().subscribe((e) => {

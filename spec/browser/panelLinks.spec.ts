@@ -84,7 +84,7 @@ beforeAll(async () => {
     write: false,
     format: "esm",
     platform: "browser",
-    conditions: ["source"],
+    conditions: ["@elyra-assistant/source"],
     logLevel: "silent",
   });
   const js = bundle.outputFiles[0]?.text ?? "";

@@ -10,15 +10,21 @@ import {
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
+import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bin = join(root, "bin", "elyra-assistant.mjs");
 
 const run = (args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [...SOURCE_NODE_ARGS, bin, ...args],
+      { cwd: root },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
+      },
+    );
   });
 
 describe.concurrent("elyra-assistant", () => {
@@ -74,7 +80,7 @@ describe.concurrent("elyra-assistant", () => {
   it("mcp serves an app module over stdio, stdout carrying the protocol alone", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [bin, "mcp", "spec/cli/fixtures/mcpApp.ts"],
+      args: [...SOURCE_NODE_ARGS, bin, "mcp", "spec/cli/fixtures/mcpApp.ts"],
       cwd: root,
       env: getDefaultEnvironment(),
       stderr: "pipe",

@@ -2,12 +2,13 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
 
 describe("npm run demo: the call-path demo", () => {
   it("walks the call path and tells the model the documented sentences", async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--import", "tsx", "examples/demo/callPath.ts"],
+      [...SOURCE_NODE_ARGS, "examples/demo/callPath.ts"],
       {
         cwd: new URL("../..", import.meta.url).pathname,
         timeout: 60_000,

@@ -1,13 +1,12 @@
 import {
   CODE_CALL_DEADLINE_MS,
-  type CodeRunOutput,
-  codeRunMachine,
   lateResult,
   MAX_CODE_CALLS,
   type ToolResultBlock,
   type ToolUseBlock,
   tooManyCodeCalls,
 } from "elyra-assistant";
+import { type CodeRunOutput, codeRunMachine } from "elyra-assistant/machines";
 import { describe, expect, it } from "vitest";
 import { createActor, fromPromise, SimulatedClock, toPromise } from "xstate";
 

@@ -11,8 +11,8 @@ import {
   type ConversationEvent,
   conversationMachine,
   type RunToolsInput,
-  stepsSpent,
 } from "../../src/machines/conversation.ts";
+import { stepsSpent } from "../../src/runtime/limits.ts";
 import type { ModelResponse } from "../../src/runtime/model.ts";
 
 const prompt = (text = "hi"): ConversationEvent => ({

@@ -17,6 +17,7 @@ import { type Clock, createApp, defineCommand } from "elyra-assistant";
 import { toNodeListener } from "elyra-assistant/http";
 import { type McpHttpHandler, type McpHttpOptions, mcpHttp } from "elyra-assistant/mcp";
 import { afterEach, describe, expect, it } from "vitest";
+import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
 
 const ran: Array<{ tool: string; user: unknown }> = [];
 
@@ -278,7 +279,7 @@ describe("npm run mcp -- --http", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "elyra-mcp-http-"));
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "examples/crm/mcpMain.ts", "--http", "0"],
+      [...SOURCE_NODE_ARGS, "examples/crm/mcpMain.ts", "--http", "0"],
       {
         cwd: join(import.meta.dirname, "..", ".."),
         env: { ...process.env, CRM_DATA_DIR: dataDir },

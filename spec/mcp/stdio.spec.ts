@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "elyra-mcp-stdio-"));
@@ -20,7 +21,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "elyra-mcp-stdio-"));
 const start = async (options: { elicit?: (message: string) => ElicitResult } = {}) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "examples/crm/mcpMain.ts"],
+    args: [...SOURCE_NODE_ARGS, "examples/crm/mcpMain.ts"],
     cwd: root,
     env: { ...getDefaultEnvironment(), CRM_DATA_DIR: dataDir },
     stderr: "pipe",

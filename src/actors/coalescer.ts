@@ -6,7 +6,7 @@
 import { type Actor, createActor } from "xstate";
 import { coalescerMachine } from "../machines/coalescer.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { InspectObserver } from "./confirmationBroker.ts";
+import type { InspectObserver } from "./inspection.ts";
 
 /**
  * Streamed text of one window, told at most once per 50 ms of gathering. A

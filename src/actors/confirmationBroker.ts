@@ -1,9 +1,5 @@
 import { type Observable, Subject } from "rxjs";
-import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
-
-/** What XState's `inspect` option takes. */
-export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-
+import { type Actor, createActor } from "xstate";
 import { confirmationMachine } from "../machines/confirmation.ts";
 import { digestOf } from "../runtime/canonicalJson.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
@@ -14,6 +10,7 @@ import {
   type ConfirmReply,
   type ConfirmRequest,
 } from "../runtime/confirmation.ts";
+import type { InspectObserver } from "./inspection.ts";
 
 /** An answer from the app's dialog. `tool` and `args`, when sent, must be what was asked. */
 export interface ConfirmationAnswer {

@@ -14,7 +14,7 @@ import type { User } from "../runtime/origin.ts";
 import type { RateLimitStore } from "../runtime/rateLimit.ts";
 import type { EventStore } from "../runtime/store.ts";
 import { defaultUserKey } from "../runtime/userKey.ts";
-import type { InspectObserver } from "./confirmationBroker.ts";
+import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
 import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } from "./window.ts";

@@ -28,8 +28,8 @@ import {
   type AnswerResult,
   type ConfirmationBroker,
   confirmationBroker,
-  type InspectObserver,
 } from "./confirmationBroker.ts";
+import type { InspectObserver } from "./inspection.ts";
 import { LiveQueryRefused, type LiveRegistry, type LiveResult } from "./liveQueries.ts";
 import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
@@ -150,13 +150,21 @@ export interface AssistantWindow {
   readonly close: () => Promise<void>;
 }
 
-/** What the host's one conversation machine needs of each window, found by its actor system. */
+/**
+ * What the host's one conversation machine needs of each window, found by its actor system.
+ *
+ * @internal
+ */
 export interface WindowBinding {
   readonly callModel: (input: CallModelInput, signal: AbortSignal) => Promise<ModelResponse>;
   readonly tools: ToolRunnerWindow;
 }
 
-/** The conversation machine with the host's actors plugged in, once for all windows. */
+/**
+ * The conversation machine with the host's actors plugged in, once for all windows.
+ *
+ * @internal
+ */
 export const hostMachine = (path: CallPath, bindings: WeakMap<object, WindowBinding>) => {
   const bound = (system: unknown): WindowBinding => {
     const binding = bindings.get(system as object);
@@ -176,7 +184,11 @@ export const hostMachine = (path: CallPath, bindings: WeakMap<object, WindowBind
   });
 };
 
-/** What a window needs from its host. */
+/**
+ * What a window needs from its host.
+ *
+ * @internal
+ */
 export interface WindowDeps {
   readonly machine: ReturnType<typeof hostMachine>;
   readonly bindings: WeakMap<object, WindowBinding>;
@@ -201,6 +213,7 @@ export interface WindowDeps {
   readonly onClose: (clientId: string) => void;
 }
 
+/** @internal */
 export const openWindow = (
   deps: WindowDeps,
   clientId: string,

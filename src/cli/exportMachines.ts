@@ -17,7 +17,7 @@ import { coalescerMachine } from "../machines/coalescer.ts";
 import { codeRunMachine } from "../machines/codeRun.ts";
 import { confirmationMachine } from "../machines/confirmation.ts";
 import { conversationMachine } from "../machines/conversation.ts";
-import type { CliIo } from "./inspect.ts";
+import type { CliIo } from "./command.ts";
 
 /** The machines exported, by the file name (without `.json`) each is written to. */
 export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
@@ -109,12 +109,4 @@ export const exportMachinesCommand = async (args: string[], io: CliIo): Promise<
     return 1;
   }
   return 0;
-};
-
-/** `export-machines` as a row of the CLI's table. */
-export const exportMachinesCliCommand = {
-  name: "export-machines",
-  usage: "[dir]",
-  summary: "Write each state machine as JSON for the Stately visualizer (default ./machines)",
-  run: exportMachinesCommand,
 };

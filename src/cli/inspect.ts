@@ -3,14 +3,8 @@
  * reviewer sees at a glance which tools run without anyone being asked.
  */
 import type { App, Grant } from "../runtime/app.ts";
+import type { CliIo } from "./command.ts";
 import { loadApp } from "./loadApp.ts";
-
-/** What the CLI's subcommands write to and where they run. */
-export interface CliIo {
-  readonly stdout: (s: string) => void;
-  readonly stderr: (s: string) => void;
-  readonly cwd: string;
-}
 
 /**
  * How a tool runs on a surface: the user is asked first (its ability is in
@@ -146,12 +140,4 @@ export const inspectCommand = async (args: string[], io: CliIo): Promise<number>
   const report = inspectApp(loaded.app);
   io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : formatInspect(report));
   return 0;
-};
-
-/** `inspect` as a row of the CLI's table. */
-export const inspectCliCommand = {
-  name: "inspect",
-  usage: "<app module> [--json]",
-  summary: "List each grant's tools: asks first, read-only, runs without asking",
-  run: inspectCommand,
 };

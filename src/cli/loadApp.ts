@@ -1,6 +1,9 @@
 /**
  * Loading an app from a module named on the command line: its `default`
  * export, else its `app` export, which must be an App made by `createApp`.
+ * A `.js`/`.mjs` module loads as it is; a TypeScript one loads where the
+ * runtime strips types (Node 22.18+, Bun, Deno), or else through tsx when it
+ * is installed.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -22,6 +25,41 @@ export const isApp = (value: unknown): value is App => {
     "assistant" in app &&
     "mcp" in app
   );
+};
+
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+
+/** The errors a runtime gives for a TypeScript module it can't load by itself. */
+const TYPESCRIPT_REFUSED: ReadonlySet<unknown> = new Set([
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
+]);
+
+const refusedAsTypeScript = (error: unknown): boolean =>
+  typeof error === "object" &&
+  error !== null &&
+  TYPESCRIPT_REFUSED.has((error as { code?: unknown }).code);
+
+/** Imports the module at `path`; a TypeScript module the runtime refuses is tried again through tsx. */
+const importModule = async (path: string): Promise<Record<string, unknown>> => {
+  const url = pathToFileURL(path).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if (!TYPESCRIPT.test(path) || !refusedAsTypeScript(error)) throw error;
+    let tsx: { register: () => unknown };
+    try {
+      tsx = await import("tsx/esm/api");
+    } catch {
+      throw new Error(
+        `it is TypeScript, which Node ${process.version} can't load by itself: install tsx beside elyra-assistant (npm install -D tsx), run Node 22.18 or later, or name its compiled .js`,
+      );
+    }
+    tsx.register();
+    // A URL of its own: the runtime keeps the failed import under the first one.
+    return (await import(`${url}?tsx`)) as Record<string, unknown>;
+  }
 };
 
 const describe = (value: unknown): string => {
@@ -46,7 +84,7 @@ export const loadApp = async (specifier: string, cwd: string): Promise<Loaded> =
   if (!existsSync(path)) return { ok: false, reason: `${specifier}: no such file` };
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    module = await importModule(path);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, reason: `${specifier} could not be loaded: ${message}` };

@@ -5,7 +5,7 @@
  */
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import type { CliIo } from "./inspect.ts";
+import type { CliIo } from "./command.ts";
 
 /** What a finding is. */
 export type FindingKind = "anthropic-key" | "openai-key" | "allow-browser";
@@ -214,12 +214,4 @@ export const scanKeysCommand = async (args: string[], io: CliIo): Promise<number
       : `${count} ${count === 1 ? "finding" : "findings"} in ${scanned}.\n`,
   );
   return count === 0 ? 0 : 1;
-};
-
-/** `scan-keys` as a row of the CLI's table. */
-export const scanKeysCliCommand = {
-  name: "scan-keys",
-  usage: "<dir|file…>",
-  summary: "Find API keys and the SDK's browser opt-in in a bundle (start and length only)",
-  run: scanKeysCommand,
 };

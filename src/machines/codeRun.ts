@@ -8,21 +8,13 @@
  * make at most 500 calls from code; past that the run fails as unsupported.
  */
 import { assign, fromPromise, setup } from "xstate";
+import {
+  CODE_CALL_DEADLINE_MS,
+  lateResult,
+  MAX_CODE_CALLS,
+  tooManyCodeCalls,
+} from "../runtime/limits.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
-
-/** Calls from code one prompt may make. */
-export const MAX_CODE_CALLS = 500;
-
-/** How long pending calls may take before they are answered with an error: 3 min 30 s. */
-export const CODE_CALL_DEADLINE_MS = 210_000;
-
-/** The sentence a turn fails with past the cap. */
-export const tooManyCodeCalls = (cap: number): string =>
-  `This task made more than ${cap} calls from code in one prompt, more than code mode supports. Ask for a smaller part of it.`;
-
-/** The result a call gets when it was not done by the deadline. */
-export const lateResult = (deadlineMs: number): string =>
-  `error: the call did not finish within ${Math.round(deadlineMs / 1000)} s; it may still complete, so check before trying it again`;
 
 export interface CodeRunInput {
   /** The pending calls of this pause, in order. */

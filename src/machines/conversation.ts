@@ -7,6 +7,7 @@
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
 import { tokensOf, type UnstampedEvent } from "../runtime/events.ts";
+import { budgetSpent, REFUSED, stepsSpent } from "../runtime/limits.ts";
 import {
   type Message,
   type ModelResponse,
@@ -87,17 +88,6 @@ export interface RunToolsInput {
   readonly turn: number;
   readonly step: number;
 }
-
-/** The sentence a conversation ends with when its token budget is spent. */
-export const budgetSpent = (budget: number): string =>
-  `This conversation has used its budget of ${budget.toLocaleString("en-US")} tokens. Reset it to start a new one.`;
-
-/** The sentence a turn ends with when it reaches its step bound. */
-export const stepsSpent = (maxSteps: number): string =>
-  `The turn stopped after ${maxSteps} model steps without an answer. Ask again to go on.`;
-
-/** What the user sees when the model refuses without saying why. */
-export const REFUSED = "Claude declined to answer this.";
 
 const toolCallsOf = (response: ModelResponse | null): ReadonlyArray<ToolUseBlock> =>
   (response?.content ?? []).filter((b): b is ToolUseBlock => b.type === "tool_use");

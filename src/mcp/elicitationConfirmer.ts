@@ -1,7 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { clip } from "../runtime/clip.ts";
 import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/confirmation.ts";
+import { typesSdk } from "./sdk.ts";
 
 /** The form an MCP client shows to confirm a call: one yes/no field. */
 const confirmSchema = () => ({
@@ -57,7 +57,8 @@ export const elicitationConfirmer = (
       const yes = result.action === "accept" && result.content?.confirm === true;
       return reply(yes ? "accepted" : "declined");
     } catch (error) {
-      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      const timedOut =
+        error instanceof typesSdk.McpError && error.code === typesSdk.ErrorCode.RequestTimeout;
       return reply(timedOut ? "timedOut" : "declined");
     }
   },

@@ -4,12 +4,13 @@
  * header. A session ends on DELETE, or after it has been idle too long.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { unauthenticated } from "../http/refusal.ts";
 import type { App } from "../runtime/app.ts";
 import { canonicalJson } from "../runtime/canonicalJson.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { User } from "../runtime/origin.ts";
+import { streamableHttpSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
 
 /** How long a session may go without a request before it ends: 30 minutes. */
@@ -107,7 +108,7 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
   };
 
   const open = async (request: Request, user: User | undefined): Promise<Response> => {
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new streamableHttpSdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: sessionIds,
       onsessioninitialized: (id) => {
         sessions.set(id, session);

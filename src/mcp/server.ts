@@ -1,9 +1,5 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../runtime/app.ts";
 import { type CallPath, createCallPath } from "../runtime/callPath.ts";
 import { offered, toolOf } from "../runtime/catalog.ts";
@@ -11,6 +7,7 @@ import { CONFIRM_TIMEOUT_MS } from "../runtime/confirmation.ts";
 import type { User } from "../runtime/origin.ts";
 import { elicitationConfirmer } from "./elicitationConfirmer.ts";
 import { callResultOf } from "./results.ts";
+import { serverSdk, typesSdk } from "./sdk.ts";
 import { mcpToolOf } from "./tools.ts";
 
 /** Options of {@link mcpServer}; every one has a default. */
@@ -53,7 +50,7 @@ export const mcpServer = (app: App, options: McpServerOptions = {}): Server => {
   const path = options.path ?? createCallPath(app, { confirmTimeoutMs });
   // Rate limits and confirmations are kept per scope: one per server, so per session.
   const scope = `mcp:${crypto.randomUUID()}`;
-  const server = new Server(
+  const server = new serverSdk.Server(
     { name: options.name ?? "elyra-assistant", version: options.version ?? "0.0.0" },
     { capabilities: { tools: { listChanged: true } } },
   );
@@ -62,12 +59,12 @@ export const mcpServer = (app: App, options: McpServerOptions = {}): Server => {
       ? (options.user as (client: string) => User)(client)
       : (options.user as User);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler(typesSdk.ListToolsRequestSchema, () => ({
     tools: offered(app, "mcp").map(mcpToolOf),
   }));
 
   server.setRequestHandler(
-    CallToolRequestSchema,
+    typesSdk.CallToolRequestSchema,
     async (request, extra): Promise<CallToolResult> => {
       const client = server.getClientVersion()?.name ?? "unknown";
       const tool = request.params.name;

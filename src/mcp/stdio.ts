@@ -4,8 +4,8 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { App } from "../runtime/app.ts";
+import { stdioSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer } from "./server.ts";
 
 /** Options of {@link serveMcpStdio}: those of `mcpServer`, and the streams (tests). */
@@ -42,7 +42,7 @@ const QUIET = ["log", "info", "debug"] as const;
 export const serveMcpStdio = async (app: App, options: McpStdioOptions = {}): Promise<McpStdio> => {
   const { stdin = process.stdin, stdout = process.stdout, ...serverOptions } = options;
   const server = mcpServer(app, serverOptions);
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new stdioSdk.StdioServerTransport(stdin, stdout);
 
   const saved = QUIET.map((name) => [name, console[name]] as const);
   if (stdout === process.stdout) {

@@ -11,7 +11,7 @@ export { memoryStore } from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
 export { memorySecrets } from "../runtime/secrets.ts";
 export { memoryUsageStore } from "../runtime/usageStore.ts";
-export { simulatedClock } from "./clock.ts";
+export { type SimulatedClock, simulatedClock } from "./clock.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
 export {
   type FakeModel,

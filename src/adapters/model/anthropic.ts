@@ -4,8 +4,10 @@
  * the retries (2 by default, on 408/409/429/5xx before the response starts);
  * this file chooses streamed or whole, and the files beside it translate.
  */
-import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ClientOptions } from "@anthropic-ai/sdk";
 import { type Model, ModelError, type ModelResponse } from "../../runtime/model.ts";
+import { sdk } from "./anthropicSdk.ts";
 import { streamed } from "./anthropicStream.ts";
 import { textOf, toModelError, toParams, toResponse } from "./anthropicWire.ts";
 
@@ -52,7 +54,7 @@ const IDLE_TIMEOUT_MS = 60_000;
  */
 export const anthropic = (options: AnthropicOptions = {}): Model => {
   const { stream = true, idleTimeoutMs = IDLE_TIMEOUT_MS, ...rest } = options;
-  const client = "client" in rest ? rest.client : new Anthropic(rest as ClientOptions);
+  const client = "client" in rest ? rest.client : new sdk.Anthropic(rest as ClientOptions);
   // Whole once a gateway refused to stream: kept for the life of this model.
   let streaming = stream;
   return {

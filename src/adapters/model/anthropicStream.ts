@@ -6,9 +6,9 @@
  * nothing listening leaves an unhandled rejection (#383).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { Stream } from "@anthropic-ai/sdk/core/streaming";
 import type { ModelResponse } from "../../runtime/model.ts";
 import { ModelError } from "../../runtime/model.ts";
+import { streaming } from "./anthropicSdk.ts";
 import { textOf, toModelError, toResponse, toStreamEventError } from "./anthropicWire.ts";
 
 type StreamParams = Anthropic.MessageCreateParamsStreaming;
@@ -104,7 +104,7 @@ export const streamed = async (
       return message;
     }
     const gathered = new Gatherer(tell);
-    const events = Stream.rawEvents(response, request)[Symbol.asyncIterator]();
+    const events = streaming.Stream.rawEvents(response, request)[Symbol.asyncIterator]();
     for (;;) {
       const next = await events.next();
       if (next.done === true) break;

@@ -4,14 +4,7 @@
  * {@link ModelError}s. Shared by the whole and the streamed step.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import {
-  AnthropicError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OverloadedError,
-} from "@anthropic-ai/sdk";
+import type { APIError } from "@anthropic-ai/sdk";
 import type {
   ContentBlock,
   ModelErrorKind,
@@ -19,6 +12,7 @@ import type {
   ModelResponse,
 } from "../../runtime/model.ts";
 import { kindOfStatus, kindOfType, ModelError } from "../../runtime/model.ts";
+import { sdk } from "./anthropicSdk.ts";
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
 
@@ -83,13 +77,14 @@ export const toModelError = (error: unknown, signal?: AbortSignal): ModelError =
   const message = error instanceof Error ? error.message : String(error);
   // Checked first: an abort can surface as an abort error, a connection error
   // or a broken body read, depending on when it lands.
-  if (signal?.aborted || error instanceof APIUserAbortError) {
+  if (signal?.aborted || error instanceof sdk.APIUserAbortError) {
     return new ModelError({ kind: "aborted", message: "the step was stopped" });
   }
-  if (error instanceof APIConnectionTimeoutError)
+  if (error instanceof sdk.APIConnectionTimeoutError)
     return new ModelError({ kind: "timeout", message });
-  if (error instanceof APIConnectionError) return new ModelError({ kind: "connection", message });
-  if (error instanceof APIError) {
+  if (error instanceof sdk.APIConnectionError)
+    return new ModelError({ kind: "connection", message });
+  if (error instanceof sdk.APIError) {
     const kind = kindOf(error);
     const apiMessage = codeModeRefused(error.status, error.apiMessage ?? message);
     // An overload inside a stream has no status; it is the same 529 as before one.
@@ -100,7 +95,8 @@ export const toModelError = (error: unknown, signal?: AbortSignal): ModelError =
   }
   // Thrown before sending, e.g. "Streaming is required for operations that
   // may take longer than 10 minutes" when max_tokens is large (over ~21 333).
-  if (error instanceof AnthropicError) return new ModelError({ kind: "invalidRequest", message });
+  if (error instanceof sdk.AnthropicError)
+    return new ModelError({ kind: "invalidRequest", message });
   if (error instanceof SyntaxError) return new ModelError({ kind: "decode", message });
   // A body cut off after the headers (undici's "terminated") and the like.
   return new ModelError({ kind: "connection", message });
@@ -118,7 +114,7 @@ const codeModeRefused = (status: number | undefined, message: string): string =>
 };
 
 const kindOf = (error: APIError): ModelErrorKind =>
-  error instanceof OverloadedError ? "overloaded" : kindOfStatus(error.status, error.type);
+  error instanceof sdk.OverloadedError ? "overloaded" : kindOfStatus(error.status, error.type);
 
 /**
  * An `event: error` after HTTP 200 (its data is the API's error body): the

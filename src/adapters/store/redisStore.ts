@@ -4,9 +4,10 @@
  * ioredis.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { RateDecision, RateLimit, RateLimitStore } from "../../runtime/rateLimit.ts";
 import type { UsageCounts, UsageStore, UsageTotals } from "../../runtime/usageStore.ts";
+import { ioredis } from "./ioredis.ts";
 
 /** How a {@link redisStore} names its keys. */
 export interface RedisStoreOptions {
@@ -92,7 +93,7 @@ const count = (value: unknown): number => (value == null ? 0 : Number(value));
  */
 export const redisStore = (redis: Redis | string, options: RedisStoreOptions = {}): RedisStore => {
   const owned = typeof redis === "string";
-  const client = owned ? new Redis(redis, { maxRetriesPerRequest: 1 }) : redis;
+  const client = owned ? new ioredis.Redis(redis, { maxRetriesPerRequest: 1 }) : redis;
   // Failures reach the caller as rejected commands; without a listener ioredis would also log each one.
   if (owned) client.on("error", () => {});
   const prefix = options.prefix ?? "elyra:";

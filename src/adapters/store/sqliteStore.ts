@@ -2,10 +2,10 @@
  * The durable event store: every stream in one SQLite table, written in WAL
  * mode through better-sqlite3.
  */
-import Database from "better-sqlite3";
 import { Schema, SchemaAST } from "effect";
 import { LogEvent, type NewEvent } from "../../runtime/events.ts";
 import { AppendConflict, type EventStore } from "../../runtime/store.ts";
+import { BetterSqlite3 } from "./betterSqlite3.ts";
 
 /** How a {@link sqliteStore} opens its database. */
 export interface SqliteStoreOptions {
@@ -72,7 +72,7 @@ interface Row {
  * ```
  */
 export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): SqliteStore => {
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+  const db = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5_000 });
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
   db.exec(SCHEMA);
@@ -121,7 +121,7 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
       } catch (error) {
         // The key is the last guard should two writers ever pass the check together.
         if (
-          error instanceof Database.SqliteError &&
+          error instanceof BetterSqlite3.SqliteError &&
           error.code === "SQLITE_CONSTRAINT_PRIMARYKEY"
         ) {
           throw conflict(stream, expectedSeq);

@@ -1,0 +1,31 @@
+/**
+ * The bounds of a turn and the sentences a turn ends with when it reaches
+ * one: the token budget, the step bound, a refusal, and code mode's cap and
+ * deadline. The machines enforce them; they live here so the public entry
+ * can name them without the machines.
+ */
+
+/** The sentence a conversation ends with when its token budget is spent. */
+export const budgetSpent = (budget: number): string =>
+  `This conversation has used its budget of ${budget.toLocaleString("en-US")} tokens. Reset it to start a new one.`;
+
+/** The sentence a turn ends with when it reaches its step bound. */
+export const stepsSpent = (maxSteps: number): string =>
+  `The turn stopped after ${maxSteps} model steps without an answer. Ask again to go on.`;
+
+/** What the user sees when the model refuses without saying why. */
+export const REFUSED = "Claude declined to answer this.";
+
+/** Calls from code one prompt may make. */
+export const MAX_CODE_CALLS = 500;
+
+/** How long pending calls may take before they are answered with an error: 3 min 30 s. */
+export const CODE_CALL_DEADLINE_MS = 210_000;
+
+/** The sentence a turn fails with past the cap. */
+export const tooManyCodeCalls = (cap: number): string =>
+  `This task made more than ${cap} calls from code in one prompt, more than code mode supports. Ask for a smaller part of it.`;
+
+/** The result a call gets when it was not done by the deadline. */
+export const lateResult = (deadlineMs: number): string =>
+  `error: the call did not finish within ${Math.round(deadlineMs / 1000)} s; it may still complete, so check before trying it again`;
