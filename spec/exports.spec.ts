@@ -34,6 +34,7 @@ describe("public exports", () => {
         "LogEvent",
         "MAX_CODE_CALLS",
         "MAX_LIVE_QUERIES",
+        "MissingPeerDependency",
         "ModelError",
         "NOTE_BOUNDS",
         "PROTOCOL_VERSION",

@@ -12,11 +12,13 @@ export type {
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
 export type { Host, HostOptions } from "./actors/host.ts";
 export { createHost, WindowOwnerMismatch } from "./actors/host.ts";
+export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { INTERRUPTED, PromptRefused, SelectionRefused } from "./actors/window.ts";
+export { MissingPeerDependency } from "./adapters/peer.ts";
 export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
 export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";

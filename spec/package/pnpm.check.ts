@@ -1,0 +1,47 @@
+/**
+ * pnpm (from the npm registry), whose strict node_modules lets a package
+ * import only what it declares: the core installs without an ignored build
+ * and runs a turn, and a missing peer still says what to install.
+ */
+import { join } from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { cleanEnv, makeProject, type Ran, run, spawned, tool } from "./project.ts";
+
+const tarball = inject("tarball");
+const work = inject("work");
+let dir: string;
+let install: Ran;
+
+beforeAll(async () => {
+  dir = makeProject(work, "pnpm", ["crm.mjs", "runtime.mjs", "subpaths.mjs"]);
+  install = await run(tool("pnpm"), ["add", tarball, "effect@3"], {
+    cwd: dir,
+    env: cleanEnv({ CI: "true", npm_config_store_dir: join(work, "pnpm-store") }),
+  });
+});
+
+describe("pnpm add elyra-assistant effect@3", () => {
+  it("installs with no build to approve", () => {
+    expect(`${install.stdout}${install.stderr}`).not.toMatch(
+      /IGNORED_BUILDS|Ignored build scripts|approve-builds/i,
+    );
+  });
+
+  it("runs a turn with a confirmation in process and over /http", async () => {
+    const ran = await spawned("node", ["runtime.mjs"], { cwd: dir, env: cleanEnv() });
+    expect(ran.stderr).toBe("");
+    expect(ran.code).toBe(0);
+    expect((JSON.parse(ran.stdout) as { overHttp: string[] }).overHttp.at(-1)).toBe("Answered");
+  });
+
+  it("imports every core entry point, and names the missing peer of the others", async () => {
+    const ran = await spawned("node", ["subpaths.mjs"], { cwd: dir, env: cleanEnv() });
+    const results = JSON.parse(ran.stdout) as Record<string, { exports?: number; tag?: string }>;
+    for (const entry of ["", "/testing", "/http", "/proxy", "/secrets", "/ui", "/machines"]) {
+      expect(results[`elyra-assistant${entry}`]?.exports, entry).toBeGreaterThan(0);
+    }
+    for (const entry of ["/sqlite", "/redis", "/mcp", "/anthropic"]) {
+      expect(results[`elyra-assistant${entry}`]?.tag, entry).toBe("MissingPeerDependency");
+    }
+  });
+});
