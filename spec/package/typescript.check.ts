@@ -1,8 +1,10 @@
 /**
  * A TypeScript consumer of the packed package, with its declaration files
  * checked (`skipLibCheck: false`) under the strictest flags people set:
- * the README's samples and every entry point, under `nodenext` and under
- * `bundler`, with TypeScript 5.9 (this repository's) and 6.0.
+ * the README's samples and every entry point, under `nodenext` (a Node app:
+ * no DOM lib) and under `bundler` (with the DOM lib: the browser entry, and
+ * /mcp, whose SDK's declarations name DOM types), with TypeScript 5.9 (this
+ * repository's), 6.0 and 7.0.
  */
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -62,7 +64,8 @@ const CONFIGS = {
 
 const TYPESCRIPTS = {
   "5.9": join(REPO, "node_modules", "typescript", "bin", "tsc"),
-  "6.0": join(TOOLS, "node_modules", "typescript", "bin", "tsc"),
+  "6.0": join(TOOLS, "node_modules", "typescript-6", "bin", "tsc"),
+  "7.0": join(TOOLS, "node_modules", "typescript-7", "bin", "tsc"),
 };
 
 let dir: string;
@@ -83,7 +86,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, `readme-${i + 1}.ts`), sample);
   }
   writeFileSync(join(dir, "vitest.d.ts"), VITEST_STUB);
-  for (const file of ["app.ts", "entries.ts", "browser.ts"]) {
+  for (const file of ["app.ts", "entries.ts", "browser.ts", "mcp.ts"]) {
     cpSync(join(FIXTURES, "consumer", file), join(dir, file));
   }
 });
@@ -99,7 +102,7 @@ describe.each(Object.keys(TYPESCRIPTS) as Array<keyof typeof TYPESCRIPTS>)(
           ...samples.map((_, i) => `readme-${i + 1}.ts`),
           "vitest.d.ts",
           "entries.ts",
-          ...(name === "bundler" ? ["browser.ts"] : []),
+          ...(name === "bundler" ? ["browser.ts", "mcp.ts"] : []),
         ];
         const config = `tsconfig.${name}.json`;
         writeFileSync(
@@ -115,8 +118,7 @@ describe.each(Object.keys(TYPESCRIPTS) as Array<keyof typeof TYPESCRIPTS>)(
         );
         expect(ran.stdout + ran.stderr).toBe("");
         expect(ran.code).toBe(0);
-        if (version === "5.9")
-          figure(`consumer tsc (${name}, TS 5.9)`, `${(ran.ms / 1000).toFixed(1)} s`);
+        figure(`consumer tsc (${name}, TS ${version})`, `${(ran.ms / 1000).toFixed(1)} s`);
       },
     );
   },

@@ -22,7 +22,19 @@ interface InspectCallback {
   bivariantInspect(event: InspectionEvent): void;
 }
 
-/** An observer of inspection events, or a function called with each. */
+/**
+ * An observer of inspection events, or a function called with each.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, {
+ *   model,
+ *   inspect: (event) => {
+ *     if (event.type === "@xstate.actor") console.log("started", event.actorRef);
+ *   },
+ * });
+ * ```
+ */
 export type InspectObserver =
   | InspectCallback["bivariantInspect"]
   | {

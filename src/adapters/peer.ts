@@ -6,7 +6,20 @@
  */
 import { Data } from "effect";
 
-/** An entry point was imported without the optional peer dependency it needs. */
+/**
+ * An entry point was imported without the optional peer dependency it needs;
+ * its message says what to install.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const { sqliteStore } = await import("elyra-assistant/sqlite");
+ * } catch (error) {
+ *   if (error instanceof MissingPeerDependency) console.error(error.message);
+ *   // elyra-assistant/sqlite needs the package better-sqlite3, which is not installed: …
+ * }
+ * ```
+ */
 export class MissingPeerDependency extends Data.TaggedError("MissingPeerDependency")<{
   /** The entry point imported, e.g. `elyra-assistant/sqlite`. */
   readonly entry: string;
