@@ -1,4 +1,7 @@
 /** The public surface: a change to what each entry point exports shows up here. */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
@@ -276,5 +279,16 @@ describe("public exports", () => {
       expect(target.default).toBe(source.replace("./src/", "./dist/").replace(/\.ts$/, ".js"));
     }
     expect(pkg.exports["./package.json"]).toBe("./package.json");
+  });
+
+  it("the README's table of entry points names each entry of the exports map, and only those", () => {
+    const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+    const listed = [...readme.matchAll(/^\| `(elyra-assistant(?:\/[a-z]+)?)` +\|/gm)].map(
+      (m) => m[1],
+    );
+    const exported = Object.keys(pkg.exports)
+      .filter((key) => key !== "./package.json")
+      .map((key) => (key === "." ? "elyra-assistant" : `elyra-assistant/${key.slice(2)}`));
+    expect([...listed].sort()).toEqual(exported.sort());
   });
 });
