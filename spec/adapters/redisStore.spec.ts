@@ -18,6 +18,7 @@ import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spyCommands } from "../fixtures/spyCommands.ts";
+import { runs, timeoutFor } from "../properties/runs.ts";
 import { freePort, haveRedis, type RedisServer, redisSuite, startRedis } from "./redisServer.ts";
 
 // Each run talks to Redis (one round trip per take), so fewer runs than the
@@ -81,7 +82,9 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
       await Promise.all([store.close(), other.close()]);
     });
 
-    it("on random arrivals, decides exactly as memoryRateLimitStore, waits included", async () => {
+    it("on random arrivals, decides exactly as memoryRateLimitStore, waits included", {
+      timeout: timeoutFor(),
+    }, async () => {
       const redis = client();
       await fc.assert(
         fc.asyncProperty(
@@ -120,7 +123,7 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
             }
           },
         ),
-        { numRuns: NUM_RUNS },
+        { numRuns: runs(NUM_RUNS) },
       );
     });
   });
@@ -223,7 +226,7 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
   });
 
   describe("usage", () => {
-    it("adds up exactly as memoryUsageStore", async () => {
+    it("adds up exactly as memoryUsageStore", { timeout: timeoutFor() }, async () => {
       const redis = client();
       await fc.assert(
         fc.asyncProperty(
@@ -246,7 +249,7 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
               expect(await store.read(key)).toEqual(memory.read(key));
           },
         ),
-        { numRuns: 50 },
+        { numRuns: runs(50) },
       );
     });
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type FindingKind, SHOWN, scanKeysCommand, scanText } from "../../src/cli/scanKeys.ts";
+import { runs, timeoutFor } from "../properties/runs.ts";
 import { buildUiBundle } from "../ui/uiBundle.ts";
 
 const KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -117,16 +118,18 @@ describe("scanText", () => {
   const withoutPrefixes = (text: string) =>
     !/sk-ant-|sk-proj-|sk-svcacct-|T3BlbkFJ|dangerouslyAllowBrowser/.test(text);
 
-  it("finds nothing in random text without the prefixes", () => {
+  it("finds nothing in random text without the prefixes", { timeout: timeoutFor() }, () => {
     fc.assert(
       fc.property(noisyText.filter(withoutPrefixes), (text) => {
         expect(scanText(text)).toEqual([]);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
-  it("finds a planted key inside random text, with its start and length", () => {
+  it("finds a planted key inside random text, with its start and length", {
+    timeout: timeoutFor(),
+  }, () => {
     const format = fc.constantFrom(...Object.values(FORMATS));
     const separator = fc.constantFrom(" ", '"', "'", "\n", "=", ":", "(", ",", "`", "\\n");
     fc.assert(
@@ -151,7 +154,7 @@ describe("scanText", () => {
           });
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

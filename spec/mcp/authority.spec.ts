@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { abilityOf, spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 import { grantsAny, patterns, ReferenceLimiter } from "../properties/reference.ts";
+import { runs, timeoutFor } from "../properties/runs.ts";
 import { connect, textOf } from "./connect.ts";
 
 const NUM_RUNS = 1000;
@@ -109,7 +110,9 @@ type Expected =
   | "Succeeded";
 
 describe("A1–A3 over MCP: only what the MCP grant, the limit, the arguments and the elicitation allow runs", () => {
-  it("matches the reference model for random MCP grants and calls from the SDK client", async () => {
+  it("matches the reference model for random MCP grants and calls from the SDK client", {
+    timeout: timeoutFor(120_000),
+  }, async () => {
     const seen = new Map<Expected, number>();
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
@@ -205,7 +208,7 @@ describe("A1–A3 over MCP: only what the MCP grant, the limit, the arguments an
           await session.close();
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
     for (const tag of [
       "UnknownTool",
@@ -217,5 +220,5 @@ describe("A1–A3 over MCP: only what the MCP grant, the limit, the arguments an
     ] as const) {
       expect(seen.get(tag) ?? 0, tag).toBeGreaterThan(20);
     }
-  }, 120_000);
+  });
 });

@@ -17,6 +17,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { abilityOf, spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 import { grantsAny, patterns, ReferenceLimiter } from "./reference.ts";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
 const commands = spyCommands().commands;
@@ -140,7 +141,9 @@ const SENTENCES: Partial<Record<Expected, (tool: string, ability: string) => Reg
 };
 
 describe("A1 + A4: only what the grant, the user, the limit, the arguments and the user's answer allow runs", () => {
-  it("matches the reference model for random grants, users and calls", async () => {
+  it("matches the reference model for random grants, users and calls", {
+    timeout: timeoutFor(),
+  }, async () => {
     const seen = new Map<Expected, number>();
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
@@ -219,7 +222,7 @@ describe("A1 + A4: only what the grant, the user, the limit, the arguments and t
           if (sentence) expect(formatOutcome(outcome).text).toMatch(sentence);
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
     // Every branch of the reference was reached, so the property says something about each.
     for (const tag of [
@@ -237,7 +240,9 @@ describe("A1 + A4: only what the grant, the user, the limit, the arguments and t
 });
 
 describe("A2: prototype names are unknown tools", () => {
-  it("under any grant, a name that is not a command's never resolves and nothing runs", async () => {
+  it("under any grant, a name that is not a command's never resolves and nothing runs", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
@@ -265,7 +270,7 @@ describe("A2: prototype names are unknown tools", () => {
           expect(spies.total()).toBe(0);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -290,7 +295,9 @@ describe("A2: prototype names are unknown tools", () => {
 });
 
 describe("A3: whether a call is asked first comes from the app's registry only", () => {
-  it("the confirmer is asked exactly when the grant's confirm covers the ability, whatever the call carries", async () => {
+  it("the confirmer is asked exactly when the grant's confirm covers the ability, whatever the call carries", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc
@@ -326,7 +333,7 @@ describe("A3: whether a call is asked first comes from the app's registry only",
           expect(asked.length).toBe(grantsAny(confirmPatterns, ability) ? 1 : 0);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

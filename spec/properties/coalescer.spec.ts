@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { coalescer } from "../../src/actors/coalescer.ts";
 import { COALESCE_MS } from "../../src/machines/coalescer.ts";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 2000;
 
@@ -72,7 +73,7 @@ const play = (actions: ReadonlyArray<Action>) => {
 };
 
 describe("the coalescer (SimulatedClock)", () => {
-  it("per step, the deltas join to exactly the pieces, in order", () => {
+  it("per step, the deltas join to exactly the pieces, in order", { timeout: timeoutFor() }, () => {
     fc.assert(
       fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
         const { told, pushed } = play(actions);
@@ -83,22 +84,26 @@ describe("the coalescer (SimulatedClock)", () => {
           expect(byStep.get(step) ?? "", `step ${step}`).toBe(text);
         expect(told.every((t) => t.kind !== "delta" || t.text !== "")).toBe(true);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("no other event is told while text waits: what was said before it is told before it", () => {
+  it("no other event is told while text waits: what was said before it is told before it", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
         const { waitingAtOther, atOther } = play(actions);
         expect(waitingAtOther.every((w) => !w)).toBe(true);
         for (const { pieces, deltas } of atOther) expect(deltas).toBe(pieces);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("pieces alone are told at most once per 50 ms, and within 50 ms of the first waiting piece", () => {
+  it("pieces alone are told at most once per 50 ms, and within 50 ms of the first waiting piece", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -134,7 +139,7 @@ describe("the coalescer (SimulatedClock)", () => {
             expect(at - (firstWaiting[i] as number)).toBe(COALESCE_MS);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 

@@ -3,6 +3,8 @@
  * canonical JSON; change any of them and nothing runs.
  * C2: an id answered twice, or twice at once, runs the command exactly once;
  * an unknown id is refused.
+ * JSON values are drawn as they arrive over the wire: no -0, which canonical
+ * JSON cannot tell from 0 (see ./wire.ts).
  */
 import {
   type CallOutcome,
@@ -16,6 +18,8 @@ import {
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { spyCommands } from "../fixtures/spyCommands.ts";
+import { runs, timeoutFor } from "./runs.ts";
+import { wireJsonValue } from "./wire.ts";
 
 const NUM_RUNS = 1000;
 
@@ -59,25 +63,27 @@ const pendingCount = (broker: ReturnType<typeof confirmationBroker>, n: number) 
   vi.waitFor(() => expect(broker.pending()).toHaveLength(n), { timeout: 5_000, interval: 1 });
 
 describe("C1: the digest is over canonical JSON", () => {
-  it("key order does not change the canonical text or the digest", async () => {
+  it("key order does not change the canonical text or the digest", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.jsonValue(), fc.nat(), async (value, seed) => {
+      fc.asyncProperty(wireJsonValue(), fc.nat(), async (value, seed) => {
         const other = reordered(value, seed);
         expect(canonicalJson(other)).toBe(canonicalJson(value));
         expect(await digestOf(other)).toBe(await digestOf(value));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("different values give different canonical text", () => {
+  it("different values give different canonical text", { timeout: timeoutFor() }, () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+      fc.property(wireJsonValue(), wireJsonValue(), (a, b) => {
         // Equal canonical text only for values equal up to key order.
         if (canonicalJson(a) === canonicalJson(b)) expect(a).toEqual(b);
         else expect(a).not.toEqual(b);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -91,7 +97,7 @@ describe("C1: changing the id, tool or arguments between request and answer runs
     fc.record({ digest: fc.hexaString({ minLength: 64, maxLength: 64 }) }),
   );
 
-  it("a reply naming anything else is not a confirmation", async () => {
+  it("a reply naming anything else is not a confirmation", { timeout: timeoutFor() }, async () => {
     await fc.assert(
       fc.asyncProperty(change, fc.integer(), async (changed, id) => {
         const { spies, path } = setup();
@@ -116,17 +122,19 @@ describe("C1: changing the id, tool or arguments between request and answer runs
         expect(outcome._tag).toBe(same ? "Succeeded" : "NotConfirmed");
         expect(spies.total()).toBe(same ? 1 : 0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("through the broker: an answer with other arguments or another tool is refused and settles as declined", async () => {
+  it("through the broker: an answer with other arguments or another tool is refused and settles as declined", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer(),
         fc.oneof(
           fc.record({ args: fc.record({ id: fc.integer() }) }),
-          fc.record({ args: fc.jsonValue() }),
+          fc.record({ args: wireJsonValue() }),
           fc.record({ tool: fc.string() }),
         ),
         async (id, tamper) => {
@@ -150,7 +158,7 @@ describe("C1: changing the id, tool or arguments between request and answer runs
           expect(spies.total()).toBe(matches ? 1 : 0);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -174,7 +182,9 @@ describe("C1: changing the id, tool or arguments between request and answer runs
 });
 
 describe("C2: each id is redeemable once", () => {
-  it("answered twice in a row: runs once, the second answer is refused", async () => {
+  it("answered twice in a row: runs once, the second answer is refused", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.boolean(), fc.boolean(), async (first, second) => {
         const { spies, path } = setup();
@@ -191,11 +201,13 @@ describe("C2: each id is redeemable once", () => {
         await pending;
         expect(spies.total()).toBe(first ? 1 : 0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("answered twice at once, in any interleaving (fc.scheduler): exactly one answer counts", async () => {
+  it("answered twice at once, in any interleaving (fc.scheduler): exactly one answer counts", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -231,11 +243,11 @@ describe("C2: each id is redeemable once", () => {
           expect(spies.total()).toBe(accepted ? 1 : 0);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("an unknown id is refused and runs nothing", async () => {
+  it("an unknown id is refused and runs nothing", { timeout: timeoutFor() }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), async (guess) => {
         const { spies, path } = setup();
@@ -252,7 +264,7 @@ describe("C2: each id is redeemable once", () => {
         await pending;
         expect(spies.total()).toBe(0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 

@@ -15,6 +15,7 @@ import type { LogEvent } from "../../src/runtime/events.ts";
 import { status, usage } from "../../src/runtime/projections.ts";
 import type { EventStore } from "../../src/runtime/store.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { runs, timeoutFor } from "./runs.ts";
 
 type Tool = "invoices_index" | "customers_update" | "customers_delete";
 interface ToolStep {
@@ -139,7 +140,9 @@ const commands = fc.commands(
 );
 
 describe("E2: crash and rebuild at random points lose nothing and run nothing twice", () => {
-  it("the rebuilt state is the fold of the log (model-based, fc.commands)", async () => {
+  it("the rebuilt state is the fold of the log (model-based, fc.commands)", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         const spies = spyCommands();
@@ -179,7 +182,7 @@ describe("E2: crash and rebuild at random points lose nothing and run nothing tw
         );
         await host.close();
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

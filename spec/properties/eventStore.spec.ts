@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogEvent, type NewEvent } from "../../src/runtime/events.ts";
 import { AppendConflict, type EventStore } from "../../src/runtime/store.ts";
 import { numbered } from "../fixtures/storeContract.ts";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
 
@@ -71,10 +72,12 @@ const exactlyOneWon = async (
  * to one file for SQLite), each run in a stream of its own.
  */
 const e1 = (name: string, stores: () => readonly [EventStore, EventStore]) => {
-  let runs = 0;
-  const fresh = () => `${name}-${++runs}`;
+  let streams = 0;
+  const fresh = () => `${name}-${++streams}`;
 
-  it("one after the other: the first wins, the second conflicts", async () => {
+  it("one after the other: the first wins, the second conflicts", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(before, batch, batch, fc.nat(1), async (prefix, a, b, via) => {
         const [one, other] = stores();
@@ -85,11 +88,13 @@ const e1 = (name: string, stores: () => readonly [EventStore, EventStore]) => {
         expect(first.ok).toBe(true);
         await exactlyOneWon(one, stream, prefix, [a, b], [first, second]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("issued together, in an order fc.scheduler picks: exactly one wins", async () => {
+  it("issued together, in an order fc.scheduler picks: exactly one wins", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), before, batch, batch, async (s, prefix, a, b) => {
         const [one, other] = stores();
@@ -110,7 +115,7 @@ const e1 = (name: string, stores: () => readonly [EventStore, EventStore]) => {
         const [x, y] = await Promise.all(settled);
         await exactlyOneWon(one, stream, prefix, [a, b], [x!, y!]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 };

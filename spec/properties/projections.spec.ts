@@ -7,6 +7,7 @@ import { Arbitrary } from "effect";
 import { history, LogEvent, panelItems, status, usage } from "elyra-assistant";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
 
@@ -22,7 +23,9 @@ const log = fc
   );
 
 describe("projections", () => {
-  it("fold(events) equals applying them one by one, for every projection", () => {
+  it("fold(events) equals applying them one by one, for every projection", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(log, (events) => {
         for (const projection of [history, usage, status, panelItems] as const) {
@@ -33,11 +36,13 @@ describe("projections", () => {
           expect(projection.fold(events)).toEqual(stepwise);
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("folding in two parts from the first part's state equals folding once", () => {
+  it("folding in two parts from the first part's state equals folding once", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(log, fc.nat(), (events, cut) => {
         const at = events.length === 0 ? 0 : cut % events.length;
@@ -48,11 +53,13 @@ describe("projections", () => {
           );
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("the history alternates user and assistant, text only, for any log", () => {
+  it("the history alternates user and assistant, text only, for any log", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(log, (events) => {
         const { messages } = history.fold(events);
@@ -61,7 +68,7 @@ describe("projections", () => {
           expect(typeof message.content).toBe("string");
         });
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 

@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { spyCommands } from "../fixtures/spyCommands.ts";
 import { ReferenceLimiter } from "./reference.ts";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
 
@@ -24,7 +25,9 @@ const limit = fc.record({
 });
 
 describe("R1: at most L calls in any window, per window and per tool", () => {
-  it("the store accepts exactly what a sliding window allows, and tells the exact wait", () => {
+  it("the store accepts exactly what a sliding window allows, and tells the exact wait", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(
         limit,
@@ -64,11 +67,13 @@ describe("R1: at most L calls in any window, per window and per tool", () => {
           }
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("through the call path on a simulated clock: refused calls run nothing and waiting the said time is enough", async () => {
+  it("through the call path on a simulated clock: refused calls run nothing and waiting the said time is enough", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         limit,
@@ -112,13 +117,15 @@ describe("R1: at most L calls in any window, per window and per tool", () => {
           expect(spies.runs.get("customers_show") ?? 0).toBe(ran);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
 
 describe("R3: concurrent calls never take more than the limit", () => {
-  it("K calls at once, their steps interleaved by fc.scheduler, an async store: exactly min(K, L) run", async () => {
+  it("K calls at once, their steps interleaved by fc.scheduler, an async store: exactly min(K, L) run", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), limit, fc.integer({ min: 1, max: 20 }), async (s, l, k) => {
         const spies = spyCommands();
@@ -154,7 +161,7 @@ describe("R3: concurrent calls never take more than the limit", () => {
         );
         expect(spies.runs.get("customers_show") ?? 0).toBe(Math.min(k, l.calls));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

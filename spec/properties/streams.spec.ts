@@ -11,6 +11,9 @@
  *   multi-byte characters too), give the same message;
  * - S3: a stream cut anywhere before `message_stop` rejects with "decode",
  *   so the caller gets no tool call of the cut step to run.
+ *
+ * Tool inputs are drawn as JSON carries them (no -0: see ./wire.ts), so "as
+ * sent" can be checked exactly.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,10 +29,15 @@ import {
   toMessage,
   toStreamEvents,
 } from "../../src/testing/index.ts";
+import { runs, timeoutFor } from "./runs.ts";
+import { wireDouble, wireJsonValue } from "./wire.ts";
 
 const NUM_RUNS = 1000;
-/** Each property takes 2–5 s here alone; room for a busy machine running the whole suite. */
-const TIMEOUT_MS = 120_000;
+/**
+ * Each property takes 2–5 s here alone; room for a busy machine running the
+ * whole suite (and more with ELYRA_PROPERTY_SCALE above 1).
+ */
+const TIMEOUT_MS = timeoutFor(120_000);
 
 const request: ModelRequest = {
   model: "claude-sonnet-5-5",
@@ -116,19 +124,14 @@ const input = fc.dictionary(
     fc.boolean(),
     fc.constant(null),
     fc.array(tricky, { maxLength: 3 }),
-    fc.jsonValue({ maxDepth: 2 }),
+    wireJsonValue({ maxDepth: 2 }),
   ),
   { maxKeys: 4 },
 );
 /** A tool input for S2: small enough to cut at every boundary, with every kind of trouble in it. */
 const smallInput = fc.dictionary(
   fc.string({ unit: "grapheme-ascii", maxLength: 6 }),
-  fc.oneof(
-    tricky,
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.array(tricky, { maxLength: 2 }),
-  ),
+  fc.oneof(tricky, fc.integer(), wireDouble(), fc.array(tricky, { maxLength: 2 })),
   { maxKeys: 3 },
 );
 /**
@@ -218,7 +221,7 @@ describe("streamed ≡ whole", () => {
         expect(a.outcome).toEqual(b.outcome);
         expect(a.pieces.join("")).toBe(b.pieces.join(""));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -235,7 +238,7 @@ describe("S1: an error event after HTTP 200", () => {
         expect(outcome).toBeInstanceOf(ModelError);
         expect(outcome).toMatchObject({ kind: "overloaded", status: 529 });
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -277,12 +280,10 @@ describe("S2: tool input and bytes split anywhere", () => {
           const inputs = (outcome as ModelResponse).content.map(
             (b) => (b as { input?: unknown }).input,
           );
-          expect(inputs.filter((i) => i !== undefined)).toEqual(
-            calls.map((call) => JSON.parse(JSON.stringify(call.input))),
-          );
+          expect(inputs.filter((i) => i !== undefined)).toEqual(calls.map((call) => call.input));
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
     // The splits happened: reads that begin inside a multi-byte character (a continuation byte).
     const split = firstBytes.slice(reads).filter((byte) => (byte & 0xc0) === 0x80).length;
@@ -313,7 +314,7 @@ describe("S3: a stream cut before message_stop", () => {
           expect((r.text ?? "").startsWith(pieces.join(""))).toBe(true);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

@@ -16,6 +16,7 @@ import {
 } from "elyra-assistant";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
 const PARAMS: Record<string, ReadonlyArray<string>> = {
@@ -114,7 +115,9 @@ const clip = (text: string, max: number) => {
 };
 
 describe("U3: the window note", () => {
-  it("is at most 2 048 bytes, well-formed, and names only the asking window's own offered frontend queries", () => {
+  it("is at most 2 048 bytes, well-formed, and names only the asking window's own offered frontend queries", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(input, ({ route, queries, selections, offered }) => {
         const note = windowNote({
@@ -143,11 +146,13 @@ describe("U3: the window note", () => {
           expect(names).toEqual(params.filter((p) => names.includes(p)));
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
-  it("cuts routes at 500 and argument strings at 200, exactly, when the note fits whole", () => {
+  it("cuts routes at 500 and argument strings at 200, exactly, when the note fits whole", {
+    timeout: timeoutFor(),
+  }, () => {
     fc.assert(
       fc.property(
         fc.string({ minLength: 1, maxLength: 900 }).filter((r) => r.trim() !== ""),
@@ -175,7 +180,7 @@ describe("U3: the window note", () => {
           else expect(clip(r, 500).startsWith((parsed.route ?? "").replace(/…$/, ""))).toBe(true);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -213,7 +218,9 @@ describe("U3: links", () => {
     fc.array(fc.integer(), { maxLength: 2 }),
   );
 
-  it("is none, or a path starting with a single / whose placeholders decode back to the values", async () => {
+  it("is none, or a path starting with a single / whose placeholders decode back to the values", {
+    timeout: timeoutFor(),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(scalar, scalar, async (kind, id) => {
         current = id;
@@ -232,13 +239,15 @@ describe("U3: links", () => {
         expect(decodeURIComponent(first as string)).toBe(String(kind));
         expect(decodeURIComponent(second as string)).toBe(String(id));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
 
 describe("the note's byte arithmetic", () => {
-  it("counts a string's JSON in the note exactly as it is written", async () => {
+  it("counts a string's JSON in the note exactly as it is written", {
+    timeout: timeoutFor(),
+  }, async () => {
     const { json, stringJsonBytes } = await import("../../src/runtime/windowNote.ts");
     fc.assert(
       fc.property(
@@ -247,7 +256,7 @@ describe("the note's byte arithmetic", () => {
           expect(stringJsonBytes(text)).toBe(Buffer.byteLength(json(text), "utf8"));
         },
       ),
-      { numRuns: 5000 },
+      { numRuns: runs(5000) },
     );
   });
 });

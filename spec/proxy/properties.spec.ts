@@ -2,11 +2,15 @@
  * P1, P2, P4 as properties: the handler called directly with a fake upstream
  * `fetch`, for random bodies, headers and settings. What is forwarded is
  * checked against a small reference model of the rules, not the code's own.
+ * Bodies are drawn as JSON carries them (no -0: see ../properties/wire.ts),
+ * so what is forwarded can be compared with what was drawn.
  */
 import { createProxy, type ProxyUsage } from "elyra-assistant/proxy";
 import { memoryUsageStore } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runs, timeoutFor } from "../properties/runs.ts";
+import { wireJsonValue } from "../properties/wire.ts";
 
 const NUM_RUNS = 2_000;
 const SERVER_KEY = "sk-ant-api03-server";
@@ -167,19 +171,19 @@ const bodyArb = mostly(
           fc.constantFrom(CAP + 1, 0, 1.5, "10", null),
         ),
       ),
-      messages: mostly(fc.constant([{ role: "user", content: "Hi" }]), fc.jsonValue()),
+      messages: mostly(fc.constant([{ role: "user", content: "Hi" }]), wireJsonValue()),
       stream: mostly(fc.boolean(), fc.constantFrom("true", null)),
-      tools: mostly(fc.array(toolArb, { maxLength: 3 }), fc.jsonValue()),
+      tools: mostly(fc.array(toolArb, { maxLength: 3 }), wireJsonValue()),
       mcp_servers: mostly(
         fc.constant([]),
         fc.constant([{ type: "url", url: "https://evil.example" }]),
       ),
-      metadata: fc.jsonValue(),
+      metadata: wireJsonValue(),
     },
     { requiredKeys: ["model", "max_tokens", "messages"] },
   ),
   fc.oneof(
-    fc.jsonValue(),
+    wireJsonValue(),
     fc.record({ model: fc.constantFrom(...MODELS), messages: fc.constant([]) }),
   ),
 );
@@ -236,7 +240,9 @@ const shouldForward = (
 const RETURNED = new Set(["content-type", "request-id", "cache-control", "x-accel-buffering"]);
 
 describe("the proxy's guarantees, for random requests", () => {
-  it("P1, P2, P4: only allowed requests go, with the server's key alone; usage exactly once", async () => {
+  it("P1, P2, P4: only allowed requests go, with the server's key alone; usage exactly once", {
+    timeout: timeoutFor(),
+  }, async () => {
     let forwarded = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -320,9 +326,9 @@ describe("the proxy's guarantees, for random requests", () => {
           }
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
     // The generators must try both sides: about one request in six is allowed.
-    expect(forwarded).toBeGreaterThan(NUM_RUNS / 10);
+    expect(forwarded).toBeGreaterThan(runs(NUM_RUNS) / 10);
   });
 });
