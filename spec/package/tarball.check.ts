@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import pkg from "../../package.json" with { type: "json" };
 import { figure, megabytes, REPO, run, tool } from "./project.ts";
 
 const tarball = inject("tarball");
@@ -16,18 +17,19 @@ const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
 
 describe("the tarball", () => {
   it("holds the compiled entry points, their types and maps, the sources they map to, the CLI and the papers", () => {
-    for (const entry of [
-      "index",
-      "testing/index",
-      "anthropic",
-      "sqlite",
-      "http/index",
-      "ui/index",
-    ]) {
-      expect(files).toContain(`dist/${entry}.js`);
-      expect(files).toContain(`dist/${entry}.js.map`);
-      expect(files).toContain(`dist/${entry}.d.ts`);
-      expect(files).toContain(`src/${entry}.ts`);
+    const targets = Object.values(pkg.exports).filter(
+      (target): target is Record<"@elyra-assistant/source" | "types" | "default", string> =>
+        typeof target === "object",
+    );
+    expect(targets).toHaveLength(11);
+    for (const target of targets) {
+      const paths = [
+        target.default,
+        `${target.default}.map`,
+        target.types,
+        target["@elyra-assistant/source"],
+      ];
+      for (const path of paths) expect(files).toContain(path.slice(2));
     }
     for (const paper of [
       "package.json",

@@ -1,19 +1,29 @@
 // @vitest-environment happy-dom
 /** The client speaks the wire contract: headers, routes, bodies, errors, and an event stream that resumes. */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { LogEvent } from "elyra-assistant";
 import { assistantClient, ConnectionError, HostError } from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
-import * as contract from "../../src/http/contract.ts";
-import * as wire from "../../src/ui/wire.ts";
+import * as contract from "../../src/adapters/http/contract.ts";
 import { answeredTurn, fakeHost, numbered, until } from "./fixtures.ts";
 
 const fast = { firstMs: 5, maxMs: 20 };
 
 describe("assistantClient", () => {
-  it("uses the contract's names", () => {
-    expect(wire.BASE_PATH).toBe(contract.BASE_PATH);
-    expect(wire.TOKEN_HEADER).toBe(contract.TOKEN_HEADER);
-    expect(wire.CLIENT_HEADER).toBe(contract.CLIENT_HEADER);
+  it("takes the contract's names from the one wire module, never a copy of its own", () => {
+    const ui = join(import.meta.dirname, "..", "..", "src", "adapters", "ui");
+    const names = [
+      contract.BASE_PATH,
+      contract.TOKEN_HEADER,
+      contract.CLIENT_HEADER,
+      contract.LAST_EVENT_ID_HEADER,
+    ];
+    for (const file of readdirSync(ui)) {
+      const text = readFileSync(join(ui, file), "utf8");
+      for (const name of names) expect(text, `${file} spells ${name}`).not.toContain(`"${name}"`);
+    }
   });
 
   it("posts each route with the token and the client id, and reads the answers", async () => {

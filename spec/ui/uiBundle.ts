@@ -3,7 +3,7 @@ import { build } from "esbuild";
 
 export const buildUiBundle = () =>
   build({
-    entryPoints: ["src/ui/index.ts"],
+    entryPoints: ["src/adapters/ui/index.ts"],
     bundle: true,
     platform: "browser",
     format: "esm",

@@ -3,6 +3,7 @@
  * each a `live` command run again whenever a write changes its resource. The
  * window note reads what is open here; nothing else of a result is kept.
  */
+
 import { Data, Either, Schema } from "effect";
 import {
   filter,
@@ -20,13 +21,11 @@ import { type App, userHas } from "../runtime/app.ts";
 import type { Activity } from "../runtime/audit.ts";
 import type { AnyCommand } from "../runtime/command.ts";
 import { issueLines, issuesOf } from "../runtime/issues.ts";
+import type { LiveResult } from "../runtime/liveResult.ts";
 import type { RunOrigin, User } from "../runtime/origin.ts";
 import type { NoteQuery, QueryOrigin } from "../runtime/windowNote.ts";
 
-/** What a live query gives: the command's result (encoded by its schema), or why it failed this time. */
-export type LiveResult =
-  | { readonly _tag: "Result"; readonly value: unknown }
-  | { readonly _tag: "Failed"; readonly error: string };
+export type { LiveResult };
 
 /** A live query that cannot be opened. */
 export class LiveQueryRefused extends Data.TaggedError("LiveQueryRefused")<{

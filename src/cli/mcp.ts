@@ -3,7 +3,7 @@
  * until the client closes the connection. Stdout carries the protocol alone;
  * everything said to people goes to stderr.
  */
-import { serveMcpStdio } from "../mcp/stdio.ts";
+import { serveMcpStdio } from "../adapters/mcp/stdio.ts";
 import { type CliIo, EXIT } from "./command.ts";
 import { loadApp } from "./loadApp.ts";
 

@@ -5,12 +5,15 @@
  */
 import { Either, type Schema } from "effect";
 import { type Context, Hono } from "hono";
-import type { Host } from "../actors/host.ts";
-import type { AssistantWindow, PromptInput } from "../actors/window.ts";
-import { offered } from "../runtime/catalog.ts";
-import type { User } from "../runtime/origin.ts";
-import type { Secrets } from "../runtime/secrets.ts";
-import { decode, readJson } from "./body.ts";
+import type { Host } from "../../actors/host.ts";
+import type { AssistantWindow, PromptInput } from "../../actors/window.ts";
+import { offered } from "../../runtime/catalog.ts";
+import type { User } from "../../runtime/origin.ts";
+import type { Secrets } from "../../runtime/secrets.ts";
+import { decode, readJson } from "../web/body.ts";
+import type { FetchHandler } from "../web/fetchHandler.ts";
+import { sseResponse } from "../web/sse.ts";
+import { sameToken } from "../web/token.ts";
 import {
   API_KEY_PATTERN,
   BASE_PATH,
@@ -35,6 +38,7 @@ import {
 import {
   badRequest,
   forbidden,
+  fromBody,
   internalError,
   methodNotAllowed,
   notConfigured,
@@ -42,8 +46,6 @@ import {
   refusalOf,
   unauthenticated,
 } from "./refusal.ts";
-import { sseResponse } from "./sse.ts";
-import { sameToken } from "./token.ts";
 
 /** Where users' steps go, as `/source` and `/key` ask it: a `modelSource()` is one. */
 export interface SourceOfUsers {
@@ -74,8 +76,7 @@ export interface AssistantHttpOptions {
   readonly onError?: (error: unknown, request: Request) => void;
 }
 
-/** A fetch handler: what Hono, Bun, Deno and workers serve, and `toNodeListener` on Node. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+export type { FetchHandler };
 
 type Env = { Variables: { user: User } };
 
@@ -92,14 +93,14 @@ const windowOf = (host: Host, c: Context<Env>): AssistantWindow => {
 /** The body, read as JSON. */
 const jsonOf = async (request: Request): Promise<unknown> => {
   const json = await readJson(request, MAX_BODY_BYTES);
-  if (Either.isLeft(json)) throw json.left;
+  if (Either.isLeft(json)) throw fromBody(json.left);
   return json.right;
 };
 
 /** A value decoded by the contract's schema; refused naming `what` it is when it does not. */
 const decoded = <A, I>(schema: Schema.Schema<A, I>, json: unknown, what = "body"): A => {
   const value = decode(schema, json, what);
-  if (Either.isLeft(value)) throw value.left;
+  if (Either.isLeft(value)) throw fromBody(value.left);
   return value.right;
 };
 

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export { type NodeListenerOptions, toNodeListener } from "../web/node.ts";
 export {
   API_KEY_PATTERN,
   BASE_PATH,
@@ -36,4 +38,3 @@ export {
   type FetchHandler,
   type SourceOfUsers,
 } from "./handler.ts";
-export { type NodeListenerOptions, toNodeListener } from "./node.ts";

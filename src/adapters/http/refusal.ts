@@ -4,10 +4,12 @@
  * that says nothing.
  */
 import { Data } from "effect";
-import { WindowOwnerMismatch } from "../actors/host.ts";
-import { LiveQueryRefused } from "../actors/liveQueries.ts";
-import { PromptRefused, SelectionRefused } from "../actors/window.ts";
-import type { ErrorBody, ErrorType } from "./contract.ts";
+import { WindowOwnerMismatch } from "../../actors/host.ts";
+import { LiveQueryRefused } from "../../actors/liveQueries.ts";
+import { PromptRefused, SelectionRefused } from "../../actors/window.ts";
+import type { BodyProblem } from "../web/body.ts";
+import { refusalResponse, UNAUTHENTICATED } from "../web/refusal.ts";
+import type { ErrorType } from "./contract.ts";
 
 /** A request refused with a status and an {@link ErrorBody}. */
 export class HttpRefusal extends Data.TaggedError("HttpRefusal")<{
@@ -19,8 +21,7 @@ export class HttpRefusal extends Data.TaggedError("HttpRefusal")<{
 }> {
   /** The answer, as JSON. */
   toResponse(): Response {
-    const body: ErrorBody = { error: { type: this.type, message: this.message } };
-    return Response.json(body, { status: this.status, headers: this.headers ?? {} });
+    return refusalResponse(this.status, this.type, this.message, this.headers);
   }
 }
 
@@ -32,7 +33,7 @@ export const forbidden = () =>
   });
 
 export const unauthenticated = () =>
-  new HttpRefusal({ status: 401, type: "unauthenticated", message: "no signed-in user" });
+  new HttpRefusal({ status: 401, type: "unauthenticated", message: UNAUTHENTICATED });
 
 export const badRequest = (message: string) =>
   new HttpRefusal({ status: 400, type: "badRequest", message });
@@ -68,6 +69,10 @@ const LIVE_STATUS: Record<LiveQueryRefused["reason"], 400 | 403 | 409> = {
   closed: 409,
 };
 
+/** A body, header or query that could not be read: 413 or 400. */
+export const fromBody = (problem: BodyProblem): HttpRefusal =>
+  problem._tag === "TooLarge" ? tooLarge(problem.limit) : badRequest(problem.message);
+
 /** The answer to one of the host's refusals, or undefined for an error that is a bug. */
 export const refusalOf = (error: unknown): HttpRefusal | undefined => {
   if (error instanceof HttpRefusal) return error;
@@ -94,7 +99,4 @@ export const refusalOf = (error: unknown): HttpRefusal | undefined => {
 };
 
 /** The one answer to a bug: no message, no stack. */
-export const internalError = (): Response => {
-  const body: ErrorBody = { error: { type: "internal", message: "internal error" } };
-  return Response.json(body, { status: 500 });
-};
+export const internalError = (): Response => refusalResponse(500, "internal", "internal error");

@@ -5,11 +5,11 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { unauthenticated } from "../http/refusal.ts";
-import type { App } from "../runtime/app.ts";
-import { canonicalJson } from "../runtime/canonicalJson.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
-import type { User } from "../runtime/origin.ts";
+import type { App } from "../../runtime/app.ts";
+import { canonicalJson } from "../../runtime/canonicalJson.ts";
+import { type Clock, systemClock } from "../../runtime/clock.ts";
+import type { User } from "../../runtime/origin.ts";
+import { refusalResponse, UNAUTHENTICATED } from "../web/refusal.ts";
 import { streamableHttpSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
 
@@ -137,7 +137,8 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
     let user: User | undefined;
     if (authenticate !== undefined) {
       const found = await authenticate(request);
-      if (found === undefined || found === null) return unauthenticated().toResponse();
+      if (found === undefined || found === null)
+        return refusalResponse(401, "unauthenticated", UNAUTHENTICATED);
       user = found;
     }
     const id = request.headers.get("mcp-session-id");

@@ -1,5 +1,5 @@
 /** `@modelcontextprotocol/sdk`, the optional peer `elyra-assistant/mcp` needs, loaded with a clear sentence when missing. */
-import { importPeer } from "../adapters/peer.ts";
+import { importPeer } from "../peer.ts";
 
 const ENTRY = "elyra-assistant/mcp";
 const PEER = "@modelcontextprotocol/sdk";

@@ -6,11 +6,11 @@
  * next step on.
  */
 import type { ClientOptions } from "@anthropic-ai/sdk";
-import type { SourceName } from "../../http/contract.ts";
 import { type Model, ModelError } from "../../runtime/model.ts";
 import type { User } from "../../runtime/origin.ts";
 import type { Secrets } from "../../runtime/secrets.ts";
 import { defaultUserKey } from "../../runtime/userKey.ts";
+import type { SourceName } from "../web/wire.ts";
 import { type AnthropicStreaming, anthropic } from "./anthropic.ts";
 
 /** Which source a user's steps go to; `none` when there is none, and a step fails (the wire's `SourceName`). */

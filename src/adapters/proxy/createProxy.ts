@@ -3,19 +3,18 @@
  * API key ever ships in the client. A fetch handler for `POST …/v1/messages`.
  */
 import { Either } from "effect";
-import { readJson } from "../http/body.ts";
-import { HttpRefusal } from "../http/refusal.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
-import type { Usage } from "../runtime/events.ts";
-import type { User } from "../runtime/origin.ts";
+import { type Clock, systemClock } from "../../runtime/clock.ts";
+import type { Usage } from "../../runtime/events.ts";
+import type { User } from "../../runtime/origin.ts";
 import {
   isRateLimit,
   memoryRateLimitStore,
   type RateLimit,
   type RateLimitStore,
-} from "../runtime/rateLimit.ts";
-import type { UsageStore } from "../runtime/usageStore.ts";
-import { defaultUserKey } from "../runtime/userKey.ts";
+} from "../../runtime/rateLimit.ts";
+import type { UsageStore } from "../../runtime/usageStore.ts";
+import { defaultUserKey } from "../../runtime/userKey.ts";
+import { type BodyProblem, readJson } from "../web/body.ts";
 import {
   internalError,
   invalid,
@@ -77,9 +76,9 @@ export interface ProxyOptions<U = User> {
 
 const PATH = /\/v1\/messages\/?$/;
 
-/** Body and JSON refusals of the shared reader, in the API's words. */
-const fromHttp = (refusal: HttpRefusal, limit: number): ProxyRefusal =>
-  refusal.status === 413 ? tooLarge(limit) : invalid(refusal.message);
+/** What the shared reader could not read, in the API's words. */
+const fromBody = (problem: BodyProblem): ProxyRefusal =>
+  problem._tag === "TooLarge" ? tooLarge(problem.limit) : invalid(problem.message);
 
 /**
  * The Messages API, proxied: a fetch handler for `POST …/v1/messages` that
@@ -154,7 +153,7 @@ export const createProxy = <U = User>(
     const key = keyOf(user);
 
     const json = await readJson(request, maxBodyBytes);
-    if (Either.isLeft(json)) throw fromHttp(json.left, maxBodyBytes);
+    if (Either.isLeft(json)) throw fromBody(json.left);
     const checked = checkRequest(json.right, policy);
     if (Either.isLeft(checked)) throw checked.left;
     const limited = await takeLimit(key);
@@ -192,7 +191,6 @@ export const createProxy = <U = User>(
       return await handle(request);
     } catch (error) {
       if (error instanceof ProxyRefusal) return error.toResponse();
-      if (error instanceof HttpRefusal) return fromHttp(error, maxBodyBytes).toResponse();
       report(error, request);
       return internalError();
     }

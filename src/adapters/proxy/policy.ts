@@ -4,7 +4,7 @@
  * each checked against the settings. Pure: nothing here goes upstream.
  */
 import { Either, Schema } from "effect";
-import { decode } from "../http/body.ts";
+import { decode } from "../web/body.ts";
 import { invalid, type ProxyRefusal, STREAMING_REFUSED, unprocessable } from "./errors.ts";
 
 /** A tool as far as the proxy reads it: a plain client tool has no `type`, or `custom`. */

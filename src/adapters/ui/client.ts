@@ -1,20 +1,21 @@
 /**
- * The browser's side of the wire contract (`../http/contract.ts`): each route
+ * The browser's side of the wire contract (`../web/wire.ts`): each route
  * as a method, the window's log as a resumable event stream, live queries as
  * streams of results.
  */
-import type { LiveResult } from "../actors/liveQueries.ts";
+
+import type { LogEvent } from "../../runtime/events.ts";
 import type {
   ConfirmResponse,
   ErrorBody,
+  LiveResult,
   SourceName,
   SourceResponse,
   ToolInfo,
-} from "../http/contract.ts";
-import type { LogEvent } from "../runtime/events.ts";
+} from "../web/wire.ts";
+import { BASE_PATH, CLIENT_HEADER, TOKEN_HEADER } from "../web/wire.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
-import { BASE_PATH, CLIENT_HEADER, TOKEN_HEADER } from "./wire.ts";
 
 export type { ErrorBody, LiveResult, SourceName, ToolInfo };
 

@@ -3,7 +3,7 @@
  * test. Plain classes, not effect's `Data.TaggedError`: the browser bundle
  * stays small.
  */
-import type { ErrorBody } from "../http/contract.ts";
+import type { ErrorBody } from "../web/wire.ts";
 
 /**
  * The host answered with an error: its status and the `{error: {type, message}}`

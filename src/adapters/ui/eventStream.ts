@@ -4,6 +4,7 @@
  * the host the last id seen (`Last-Event-ID`) when there is one.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { LAST_EVENT_ID_HEADER } from "../web/wire.ts";
 import {
   type AssistantError,
   ConnectionError,
@@ -11,7 +12,6 @@ import {
   type HostError,
   hostErrorOf,
 } from "./errors.ts";
-import { LAST_EVENT_ID_HEADER } from "./wire.ts";
 
 /** How long to wait before opening a dropped stream again. */
 export interface Backoff {

@@ -7,9 +7,9 @@
  */
 import { defineAssistantPanel } from "./panel.ts";
 
-export { isAppPath } from "../runtime/link.ts";
-export type { PanelItem, PanelState, ScriptStep } from "../runtime/panelItems.ts";
-export { panelItems } from "../runtime/panelItems.ts";
+export { isAppPath } from "../../runtime/link.ts";
+export type { PanelItem, PanelState, ScriptStep } from "../../runtime/panelItems.ts";
+export { panelItems } from "../../runtime/panelItems.ts";
 export type {
   AssistantClient,
   AssistantClientOptions,

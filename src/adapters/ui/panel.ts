@@ -4,7 +4,7 @@
  * app (U2). Items are kept by key, so a change rebuilds only what changed and
  * the textarea keeps its value and focus.
  */
-import type { PanelItem } from "../runtime/panelItems.ts";
+import type { PanelItem } from "../../runtime/panelItems.ts";
 import { h } from "./dom.ts";
 import { whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, type ViewContext } from "./itemViews.ts";

@@ -1,17 +1,35 @@
 /**
  * Reading what a request carries: a JSON body of bounded size, a header or a
- * query parameter, each decoded by its schema from the contract. A value that
- * does not decode is refused with the field named.
+ * query parameter, each decoded by its schema. What cannot be read is a
+ * {@link BodyProblem}, a tagged value each web adapter answers in its own
+ * wire's words (the assistant's routes, the proxy).
  */
 import { Either, type ParseResult, Schema } from "effect";
-import { issueLines, issuesOf } from "../runtime/issues.ts";
-import { badRequest, type HttpRefusal, tooLarge } from "./refusal.ts";
+import { issueLines, issuesOf } from "../../runtime/issues.ts";
+
+/**
+ * Why a request's value could not be read: a body over the limit, one that
+ * is not (whole, UTF-8) JSON, or a value its schema refuses (`message` names
+ * each field: `text: expected string, got 5`).
+ */
+export type BodyProblem = TooLarge | Unreadable;
+export interface TooLarge {
+  readonly _tag: "TooLarge";
+  readonly limit: number;
+}
+export interface Unreadable {
+  readonly _tag: "Unreadable";
+  readonly message: string;
+}
+
+const tooLarge = (limit: number): TooLarge => ({ _tag: "TooLarge", limit });
+const badRequest = (message: string): Unreadable => ({ _tag: "Unreadable", message });
 
 /** Reads the body as JSON: refused when over `limit` bytes, not UTF-8 or not JSON. */
 export const readJson = async (
   request: Request,
   limit: number,
-): Promise<Either.Either<unknown, HttpRefusal>> => {
+): Promise<Either.Either<unknown, BodyProblem>> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) return Either.left(tooLarge(limit));
   if (request.body === null) return Either.left(badRequest("the body must be JSON"));
@@ -52,14 +70,14 @@ const describe = (error: ParseResult.ParseError, what: string): string =>
     .join("; ");
 
 /**
- * Decodes a value by a schema; refused as a bad request naming each field
+ * Decodes a value by a schema; refused as `Unreadable`, naming each field
  * (`text: expected string, got 5`), the value itself as `what`.
  */
 export const decode = <A, I>(
   schema: Schema.Schema<A, I>,
   value: unknown,
   what = "body",
-): Either.Either<A, HttpRefusal> =>
+): Either.Either<A, Unreadable> =>
   Either.mapLeft(Schema.decodeUnknownEither(schema)(value), (error) =>
     badRequest(describe(error, what)),
   );

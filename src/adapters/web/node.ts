@@ -4,7 +4,7 @@
  * back as it is written. Only types are taken from Node.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FetchHandler } from "./handler.ts";
+import type { FetchHandler } from "./fetchHandler.ts";
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {

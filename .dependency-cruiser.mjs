@@ -1,0 +1,97 @@
+/**
+ * The layers of src/, as docs/architecture.md draws them, checked by
+ * `npm run lint` (dependency-cruiser). Each layer depends only on the layers
+ * below it: runtime ← machines ← actors ← adapters (← cli, testing, the
+ * entry points). An adapter never imports another, except the shared web/
+ * toolkit; nothing imports in a circle.
+ */
+const ADAPTER = "^src/adapters/([^/]+)/";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "A cycle makes the layers meaningless: break it by moving the shared piece down.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "runtime-is-the-floor",
+      severity: "error",
+      comment: "src/runtime is pure domain code: it imports nothing of ours above it.",
+      from: { path: "^src/runtime/" },
+      to: { path: "^src/", pathNot: "^src/runtime/" },
+    },
+    {
+      name: "machines-import-only-runtime",
+      severity: "error",
+      comment: "src/machines holds XState machines without I/O: they import runtime only.",
+      from: { path: "^src/machines/" },
+      to: { path: "^src/", pathNot: "^src/(runtime|machines)/" },
+    },
+    {
+      name: "actors-import-runtime-and-machines",
+      severity: "error",
+      comment: "src/actors runs the system: it imports runtime and machines, never an adapter.",
+      from: { path: "^src/actors/" },
+      to: { path: "^src/", pathNot: "^src/(runtime|machines|actors)/" },
+    },
+    {
+      name: "adapters-import-inward",
+      severity: "error",
+      comment:
+        "An adapter translates at the edge: it imports runtime, machines and actors, its own folder and the shared web/ toolkit.",
+      from: { path: ADAPTER },
+      to: {
+        path: "^src/",
+        pathNot: [
+          "^src/(runtime|machines|actors)/",
+          "^src/adapters/$1/",
+          "^src/adapters/web/",
+          "^src/adapters/peer\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "web-toolkit-is-shared-not-sharing",
+      severity: "error",
+      comment: "src/adapters/web is the toolkit the web adapters share: it imports no adapter.",
+      from: { path: "^src/adapters/web/" },
+      to: { path: "^src/adapters/", pathNot: "^src/adapters/web/" },
+    },
+    {
+      name: "testing-is-a-user-of-the-core",
+      severity: "error",
+      comment: "src/testing ships to users: in-memory twins built on runtime, machines and actors.",
+      from: { path: "^src/testing/" },
+      to: { path: "^src/", pathNot: "^src/(runtime|machines|actors|testing)/" },
+    },
+    {
+      name: "nothing-imports-the-cli",
+      severity: "error",
+      comment: "The CLI is a top: only its bin imports it.",
+      from: { path: "^src/", pathNot: "^src/cli/" },
+      to: { path: "^src/cli/" },
+    },
+    {
+      name: "browser-entry-has-no-node",
+      severity: "error",
+      comment: "The browser code (src/adapters/ui) runs in a page: no Node built-ins.",
+      from: { path: "^src/adapters/ui/" },
+      to: { dependencyTypes: ["core"] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Our files and Node's built-ins (for the browser rule); npm packages are not followed.
+    exclude: { path: "node_modules" },
+    // Type-only imports count: a layer that names a type of the layer above depends on it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      conditionNames: ["@elyra-assistant/source", "import", "types", "default"],
+    },
+  },
+};

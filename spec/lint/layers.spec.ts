@@ -1,0 +1,74 @@
+/**
+ * The layer rules `npm run lint` enforces (.dependency-cruiser.mjs) bite: a
+ * small tree shaped like src/ with one deliberate violation each is refused,
+ * naming the rule; the same tree without it passes.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const repo = join(import.meta.dirname, "..", "..");
+const depcruise = join(repo, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+const work = mkdtempSync(join(tmpdir(), "elyra-layers-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A tree of `files` (path → imports), cruised with the repository's rules. */
+const cruise = (name: string, files: Record<string, string[]>) => {
+  const root = join(work, name);
+  writeFileSync(join(mkdirSync(root, { recursive: true }) ?? root, "tsconfig.json"), "{}");
+  for (const [path, imports] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    const lines = imports.map(
+      (to, i) => `import * as m${i} from "${to}";\nexport const u${i} = m${i};`,
+    );
+    writeFileSync(join(root, path), `${lines.join("\n")}\nexport const here = 1;\n`);
+  }
+  return new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [depcruise, "src", "--config", join(repo, ".dependency-cruiser.mjs"), "--output-type", "err"],
+      { cwd: root },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
+    );
+  });
+};
+
+const CLEAN = {
+  "src/runtime/command.ts": [],
+  "src/machines/conversation.ts": ["../runtime/command.ts"],
+  "src/actors/host.ts": ["../machines/conversation.ts", "../runtime/command.ts"],
+  "src/adapters/web/body.ts": ["../../runtime/command.ts"],
+  "src/adapters/http/handler.ts": ["../../actors/host.ts", "../web/body.ts"],
+  "src/adapters/ui/client.ts": ["../web/body.ts"],
+};
+
+describe.concurrent("the layer rules", () => {
+  it("pass a tree that keeps them", async () => {
+    const { code, output } = await cruise("clean", CLEAN);
+    expect(output).toMatch(/no dependency violations found/);
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    ["runtime-is-the-floor", { "src/runtime/command.ts": ["../actors/host.ts"] }],
+    ["machines-import-only-runtime", { "src/machines/conversation.ts": ["../actors/host.ts"] }],
+    [
+      "actors-import-runtime-and-machines",
+      { "src/actors/host.ts": ["../adapters/http/handler.ts"] },
+    ],
+    ["adapters-import-inward", { "src/adapters/ui/client.ts": ["../http/handler.ts"] }],
+    ["web-toolkit-is-shared-not-sharing", { "src/adapters/web/body.ts": ["../http/handler.ts"] }],
+    ["browser-entry-has-no-node", { "src/adapters/ui/client.ts": ["node:fs"] }],
+    [
+      "no-circular",
+      { "src/runtime/command.ts": ["./other.ts"], "src/runtime/other.ts": ["./command.ts"] },
+    ],
+  ])("refuse a tree that breaks %s", async (rule, breaking) => {
+    const { code, output } = await cruise(rule, { ...CLEAN, ...breaking });
+    expect(output).toContain(`error ${rule}:`);
+    expect(code).not.toBe(0);
+  });
+});
