@@ -184,6 +184,7 @@ describe("public exports", () => {
       [
         "DEFAULT_ANTHROPIC_VERSION",
         "MessagesRequest",
+        "ProxyConfigError",
         "ProxyRefusal",
         "STREAMING_REFUSED",
         "createProxy",

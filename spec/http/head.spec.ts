@@ -1,5 +1,5 @@
 /** HEAD is refused on every route: answered as GET without its body, an event stream would never end. */
-import { createProxy } from "elyra-assistant/proxy";
+import { createProxy, ProxyConfigError } from "elyra-assistant/proxy";
 import { describe, expect, it } from "vitest";
 import { setup } from "./fixture.ts";
 
@@ -24,15 +24,21 @@ describe("createProxy's settings", () => {
     models: ["claude-sonnet-5-5"],
   };
   it("refuses a cap or a rate limit that would let everything through (NaN, 0, fractions)", () => {
-    for (const maxTokens of [Number.NaN, 0, -1, 1.5, Number.POSITIVE_INFINITY])
-      expect(() => createProxy({ ...base, maxTokens })).toThrow(/maxTokens/);
+    for (const maxTokens of [Number.NaN, 0, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(() => createProxy({ ...base, maxTokens })).toThrow(ProxyConfigError);
+      expect(() => createProxy({ ...base, maxTokens })).toThrow(/^createProxy: maxTokens must be/);
+    }
     for (const rateLimit of [
       { calls: Number.NaN, perSeconds: 60 },
       { calls: 10, perSeconds: 0 },
       { calls: 0, perSeconds: 60 },
       { calls: 10, perSeconds: Number.NaN },
-    ])
-      expect(() => createProxy({ ...base, maxTokens: 1024, rateLimit })).toThrow(/rateLimit/);
+    ]) {
+      expect(() => createProxy({ ...base, maxTokens: 1024, rateLimit })).toThrow(ProxyConfigError);
+      expect(() => createProxy({ ...base, maxTokens: 1024, rateLimit })).toThrow(
+        /^createProxy: rateLimit/,
+      );
+    }
     expect(() =>
       createProxy({ ...base, maxTokens: 1024, rateLimit: { calls: 5, perSeconds: 60 } }),
     ).not.toThrow();

@@ -3,6 +3,7 @@
  * path for all of them, one event store.
  */
 
+import { Data } from "effect";
 import type { App } from "../runtime/app.ts";
 import type { CallPath } from "../runtime/callPath.ts";
 import { createCallPath } from "../runtime/callPath.ts";
@@ -59,10 +60,11 @@ export interface HostOptions {
 /** A window asked for by a user who does not own it. */
 export { defaultUserKey } from "../runtime/userKey.ts";
 
-export class WindowOwnerMismatch extends Error {
-  readonly _tag = "WindowOwnerMismatch";
-  constructor(readonly clientId: string) {
-    super(`window ${JSON.stringify(clientId)} belongs to another user`);
+export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{
+  readonly clientId: string;
+}> {
+  override get message(): string {
+    return `window ${JSON.stringify(this.clientId)} belongs to another user`;
   }
 }
 
@@ -141,7 +143,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const owner = userKey(user);
       const known = windows.get(clientId);
       if (known !== undefined) {
-        if (known.owner !== owner) throw new WindowOwnerMismatch(clientId);
+        if (known.owner !== owner) throw new WindowOwnerMismatch({ clientId });
         if (!known.window.failed()) {
           known.window.setUser(user);
           return known.window;

@@ -40,16 +40,11 @@ export type { TurnEnd } from "../runtime/events.ts";
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };
 
-/** A prompt that cannot start. */
-export class PromptRefused extends Error {
-  readonly _tag = "PromptRefused";
-  constructor(
-    readonly reason: "turnInProgress" | "noAssistant" | "windowFailed" | "closed",
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A prompt that cannot start: a turn already runs, the app has no assistant, the window failed or closed. */
+export class PromptRefused extends Data.TaggedError("PromptRefused")<{
+  readonly reason: "turnInProgress" | "noAssistant" | "windowFailed" | "closed";
+  readonly message: string;
+}> {}
 
 /** A selection that cannot be made: a kind with no name, or ids that are not strings or numbers. */
 export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
@@ -407,8 +402,12 @@ export const openWindow = (
     await ready;
     await rebuilding;
     if (failed !== undefined)
-      throw new PromptRefused("windowFailed", "this window's conversation failed; open it again");
-    if (closed || actor === undefined) throw new PromptRefused("closed", "this window is closed");
+      throw new PromptRefused({
+        reason: "windowFailed",
+        message: "this window's conversation failed; open it again",
+      });
+    if (closed || actor === undefined)
+      throw new PromptRefused({ reason: "closed", message: "this window is closed" });
     return actor;
   };
 
@@ -420,10 +419,13 @@ export const openWindow = (
     },
     prompt: async (input, options = {}) => {
       if (assistant === undefined)
-        throw new PromptRefused("noAssistant", "this app has no assistant");
+        throw new PromptRefused({ reason: "noAssistant", message: "this app has no assistant" });
       const running = await live();
       if (!running.getSnapshot().matches("idle")) {
-        throw new PromptRefused("turnInProgress", "a turn is already running in this window");
+        throw new PromptRefused({
+          reason: "turnInProgress",
+          message: "a turn is already running in this window",
+        });
       }
       const { text, route: given } = typeof input === "string" ? { text: input } : input;
       const route = routeOf(given);

@@ -21,6 +21,7 @@ import {
   limitUnavailable,
   methodNotAllowed,
   notFound,
+  ProxyConfigError,
   ProxyRefusal,
   rateLimited,
   tooLarge,
@@ -116,13 +117,13 @@ export const createProxy = <U = User>(
   const keyOf: (user: U) => string = options.userKey ?? ((user) => defaultUserKey(user as User));
   // Settings that fail open when they are not numbers (NaN compares false) are refused here.
   if (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0)
-    throw new TypeError(
-      `createProxy: maxTokens must be a whole number above 0, not ${String(options.maxTokens)}`,
-    );
+    throw new ProxyConfigError({
+      reason: `maxTokens must be a whole number above 0, not ${String(options.maxTokens)}`,
+    });
   if (options.rateLimit !== undefined && !isRateLimit(options.rateLimit))
-    throw new TypeError(
-      "createProxy: rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds",
-    );
+    throw new ProxyConfigError({
+      reason: "rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds",
+    });
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;

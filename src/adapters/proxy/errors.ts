@@ -114,3 +114,12 @@ export const upstreamTimeout = (timeoutMs: number) =>
     type: "timeout_error",
     message: `the Messages API sent nothing for ${timeoutMs / 1000} s`,
   });
+
+/** Settings `createProxy` cannot run with (a cap or a rate limit that would let everything through): thrown when it is called. */
+export class ProxyConfigError extends Data.TaggedError("ProxyConfigError")<{
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `createProxy: ${this.reason}`;
+  }
+}

@@ -6,6 +6,7 @@
  */
 export { createProxy, type ProxyOptions, type ProxyUsage } from "./createProxy.ts";
 export {
+  ProxyConfigError,
   type ProxyErrorBody,
   type ProxyErrorType,
   ProxyRefusal,
