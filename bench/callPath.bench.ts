@@ -1,6 +1,7 @@
 /**
- * The call path, per call (DESIGN §14): `callPath.call` against awaiting the
- * command's `run` with arguments already decoded, side by side in one run.
+ * The call path, per call (the targets in docs/architecture.md):
+ * `callPath.call` against awaiting the command's `run` with arguments already
+ * decoded, side by side in one run.
  * Target: ≤ 20 µs added per call (mean).
  *
  * Each call is granted, taken by a user who has the ability, counted by a rate

@@ -1,8 +1,9 @@
 /**
- * The coalescer at 1 000 and 10 000 pieces/s (DESIGN §14), in real time on
- * the system clock: pieces pushed at a steady rate for 2 s, every delta and
- * the arrival of the first piece it told timed. Targets: ≤ 21 window events
- * per second, ≤ 55 ms added latency p99, ≤ 2 µs CPU per piece.
+ * The coalescer at 1 000 and 10 000 pieces/s (the targets in
+ * docs/architecture.md), in real time on the system clock: pieces pushed at a
+ * steady rate for 2 s, every delta and the arrival of the first piece it told
+ * timed. Targets: ≤ 21 window events per second, ≤ 55 ms added latency p99,
+ * ≤ 2 µs CPU per piece.
  *
  * Pacing: one piece (or the few now due) per turn of the event loop
  * (`setImmediate`), the time read with `performance.now()`; while the next

@@ -1,8 +1,8 @@
 /**
- * Idle windows (DESIGN §14): the heap one open conversation costs while it
- * waits, at 1 000 and 10 000 windows in one process. Baseline: the same
- * process before the windows were opened (the host, the app and the modules
- * loaded). Target: ≤ 20 KB per idle window.
+ * Idle windows (the targets in docs/architecture.md): the heap one open
+ * conversation costs while it waits, at 1 000 and 10 000 windows in one
+ * process. Baseline: the same process before the windows were opened (the
+ * host, the app and the modules loaded). Target: ≤ 20 KB per idle window.
  *
  * Two kinds of idle window: one just opened (its actor spawned, nothing said),
  * and one after a short answered turn, its log kept in the memory store.

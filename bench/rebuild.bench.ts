@@ -1,7 +1,8 @@
 /**
- * Rebuild a 1 000-turn conversation from SQLite (DESIGN §14): open the store
- * on its file and read the whole stream, against a bare better-sqlite3 query
- * that only parses each row's JSON, side by side in one run.
+ * Rebuild a 1 000-turn conversation from SQLite (the targets in
+ * docs/architecture.md): open the store on its file and read the whole
+ * stream, against a bare better-sqlite3 query that only parses each row's
+ * JSON, side by side in one run.
  * Target: ≤ 100 ms (mean).
  *
  * Each turn is 13 events: TurnStarted (with a window note), StepStarted,

@@ -7,13 +7,16 @@ import type { Task } from "tinybench";
 /** One row of a benchmark's table and of its entry in results.json. */
 export type Row = Readonly<Record<string, string | number | boolean>>;
 
-/** What one benchmark measured, against its baseline and its target (DESIGN §14). */
+/**
+ * What one benchmark measured, against its baseline and its target (the
+ * targets in docs/architecture.md).
+ */
 export interface BenchResult {
-  /** The benchmark as DESIGN §14 names it. */
+  /** The benchmark as the targets in docs/architecture.md name it. */
   readonly title: string;
   /** What the baseline, measured in the same run, is. */
   readonly baseline: string;
-  /** The target, in DESIGN §14's words. */
+  /** The target, in the words of the targets in docs/architecture.md. */
   readonly target: string;
   /** Whether every row meets the target. */
   readonly pass: boolean;

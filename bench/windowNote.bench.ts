@@ -1,7 +1,7 @@
 /**
- * The window note at its bounds (DESIGN §14): one `windowNote` build, timed,
- * and the UTF-8 length of what it returns. Targets: ≤ 50 µs a build (mean),
- * ≤ 2 048 bytes. No baseline ("—").
+ * The window note at its bounds (the targets in docs/architecture.md): one
+ * `windowNote` build, timed, and the UTF-8 length of what it returns.
+ * Targets: ≤ 50 µs a build (mean), ≤ 2 048 bytes. No baseline ("—").
  *
  * Cases: the bounds filled (16 queries of the asking window, each with three
  * 1 000-char arguments cut to 200; 8 kinds of 100 ids; an 800-char route), so

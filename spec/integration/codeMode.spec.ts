@@ -1,8 +1,8 @@
 /**
- * RFC 0027's task on the fake model: Claude's code reads 214 invoices and
- * puts the 37 without a project on one, each call from code through the call
- * path; the pauses are requests but not model steps; the log and the panel
- * show one script holding its calls.
+ * The 214-invoice task of code mode (docs/code-mode.md) on the fake model:
+ * Claude's code reads 214 invoices and puts the 37 without a project on one,
+ * each call from code through the call path; the pauses are requests but not
+ * model steps; the log and the panel show one script holding its calls.
  */
 import type { ContentBlock, EventOf, Message } from "elyra-assistant";
 import { codeCalls, codeFinished, codeRuns, fakeModel, testApp } from "elyra-assistant/testing";
@@ -18,7 +18,7 @@ import {
 
 const lastUser = (messages: ReadonlyArray<Message>) => messages.at(-1);
 
-describe("RFC 0027: the 214-invoice task in code mode", () => {
+describe("the 214-invoice task in code mode", () => {
   it("reads 214 invoices, updates the 37 without a project, prints the total; 8 steps are enough", async () => {
     const book = invoiceBook({ maxSteps: 8 });
     const output = `${INVOICES} invoices read, 37 updated, total ${missingTotal()}`;

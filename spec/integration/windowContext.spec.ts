@@ -1,8 +1,9 @@
 /**
- * RFC 0013's own case, end to end on a fake model: the user is on
- * /customers/42 with the customer and her invoices live; "Set her credit limit
- * to 50 000" carries the note, runs customers_update, links the step to
- * /customers/42, and the open customer query runs again with the new limit.
+ * The window-context case (docs/window-context.md), end to end on a fake
+ * model: the user is on /customers/42 with the customer and her invoices
+ * live; "Set her credit limit to 50 000" carries the note, runs
+ * customers_update, links the step to /customers/42, and the open customer
+ * query runs again with the new limit.
  */
 import {
   createApp,
@@ -39,10 +40,10 @@ const crm = (windowContext = true) => {
   return { db, app };
 };
 
-const RFC_NOTE =
+const CASE_NOTE =
   '<window>{"route":"/customers/42","showing":[{"command":"invoices_index","arguments":{"customer_id":42,"page":1}},{"command":"customers_show","arguments":{"id":42}}]}</window>';
 
-describe("RFC 0013: the window in a turn", () => {
+describe("the window in a turn", () => {
   it("sends the note, runs customers_update, links the step, and the live customer updates", async () => {
     const { db, app } = crm();
     const model = fakeModel()
@@ -60,11 +61,11 @@ describe("RFC 0013: the window in a turn", () => {
       .live("invoices_index", { customer_id: 42, page: 1 });
     const turn = await assistant.prompt("Set her credit limit to 50 000");
 
-    expect(turn.note).toBe(RFC_NOTE);
+    expect(turn.note).toBe(CASE_NOTE);
     const [first] = turn.requests;
     expect(first?.messages.at(-1)).toEqual({
       role: "user",
-      content: `${RFC_NOTE}\n\nSet her credit limit to 50 000`,
+      content: `${CASE_NOTE}\n\nSet her credit limit to 50 000`,
     });
     expect(first?.system).toContain(WINDOW_RULE);
     expect(turn.ran).toEqual([
@@ -92,7 +93,7 @@ describe("RFC 0013: the window in a turn", () => {
     const next = await assistant.prompt("And her email?");
     expect(next.requests[0]?.messages[0]).toEqual({
       role: "user",
-      content: `${RFC_NOTE}\n\nSet her credit limit to 50 000`,
+      content: `${CASE_NOTE}\n\nSet her credit limit to 50 000`,
     });
     sub.unsubscribe();
     assistant.unsubscribe();

@@ -2,8 +2,8 @@
  * U3: the window note is at most 2 048 bytes for any route, live queries and
  * selections, and names no command the user's assistant is not offered, no
  * query of another window and none of an agent's. Routes and argument strings
- * are cut exactly as DESIGN §9 says. Links are none or an app path whose
- * placeholders round-trip through percent-decoding.
+ * are cut exactly as docs/window-context.md (the bounds) says. Links are
+ * none or an app path whose placeholders round-trip through percent-decoding.
  */
 import { Schema } from "effect";
 import {

@@ -37,7 +37,7 @@ const body = (text: string | null): Record<string, unknown> => {
 const bytes = (text: string | null) => Buffer.byteLength(text ?? "", "utf8");
 
 describe("the window note", () => {
-  it("is the RFC's note: route, live queries newest first, named arguments in parameter order", () => {
+  it("is the note docs/window-context.md shows: route, live queries newest first, named arguments in parameter order", () => {
     expect(
       note({
         route: "/customers/42",

@@ -91,7 +91,8 @@ const clipName = (name: string): string => clip(name, 64);
 
 /**
  * The text the model (or MCP client) is told: the result as JSON, or the
- * refusal or error as lines. The sentences are the contract of DESIGN §5.
+ * refusal or error as lines. The sentences are a contract: docs/commands.md
+ * lists them with the ten steps of the call path.
  *
  * @example
  * ```ts

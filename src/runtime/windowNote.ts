@@ -1,8 +1,9 @@
 /**
- * The window note (DESIGN §9): what the user is looking at, as a bounded
- * `<window>{json}</window>` put before their text in the user turn. Pure: the
- * route, the live queries and the selections come in; a string of at most
- * 2 048 UTF-8 bytes, or null when there is nothing worth saying, comes out.
+ * The window note (docs/window-context.md): what the user is looking at, as
+ * a bounded `<window>{json}</window>` put before their text in the user turn.
+ * Pure: the route, the live queries and the selections come in; a string of
+ * at most 2 048 UTF-8 bytes, or null when there is nothing worth saying,
+ * comes out.
  */
 import { clip } from "./clip.ts";
 
