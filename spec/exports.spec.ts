@@ -53,6 +53,7 @@ describe("public exports", () => {
         "StepFinished",
         "StepStarted",
         "Stopped",
+        "StoreContractBroken",
         "TextDelta",
         "ToolFinished",
         "ToolStarted",
@@ -103,6 +104,7 @@ describe("public exports", () => {
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
       [
         "CODE_TOOL",
+        "ScriptInvalid",
         "answeringConfirmer",
         "codeCalls",
         "codeFinished",
@@ -216,6 +218,7 @@ describe("public exports", () => {
   it("elyra-assistant/secrets", () => {
     expect(Object.keys(secrets).sort()).toMatchInlineSnapshot(`
       [
+        "SecretsFileInvalid",
         "fileSecrets",
       ]
     `);

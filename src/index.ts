@@ -47,7 +47,7 @@ export type {
   ConfirmRequest,
 } from "./runtime/confirmation.ts";
 export { CONFIRM_TIMEOUT_MS } from "./runtime/confirmation.ts";
-export { AppConfigError, CommandDefinitionError } from "./runtime/errors.ts";
+export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
 export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/events.ts";
 export {
   Answered,

@@ -6,5 +6,5 @@
  * @packageDocumentation
  */
 
-export { fileSecrets } from "./adapters/secrets/fileSecrets.ts";
+export { fileSecrets, SecretsFileInvalid } from "./adapters/secrets/fileSecrets.ts";
 export type { Secrets } from "./runtime/secrets.ts";

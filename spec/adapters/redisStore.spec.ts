@@ -55,15 +55,15 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
     it("accepts exactly `calls` in a window, names the exact wait, and the window slides", async () => {
       const store = redisStore(server.url, { prefix: fresh() });
       const l: RateLimit = { calls: 3, perSeconds: 60 };
-      expect(await store.take("k", l, 0)).toEqual({ ok: true });
-      expect(await store.take("k", l, 1_000)).toEqual({ ok: true });
-      expect(await store.take("k", l, 2_000)).toEqual({ ok: true });
-      expect(await store.take("k", l, 3_000)).toEqual({ ok: false, retryAfterMs: 57_000 });
-      expect(await store.take("k", l, 59_999)).toEqual({ ok: false, retryAfterMs: 1 });
+      expect(await store.take("k", l, 0)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("k", l, 1_000)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("k", l, 2_000)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("k", l, 3_000)).toEqual({ _tag: "Limited", retryAfterMs: 57_000 });
+      expect(await store.take("k", l, 59_999)).toEqual({ _tag: "Limited", retryAfterMs: 1 });
       // The call at 0 leaves the window at 60 000 exactly.
-      expect(await store.take("k", l, 60_000)).toEqual({ ok: true });
-      expect(await store.take("k", l, 60_500)).toEqual({ ok: false, retryAfterMs: 500 });
-      expect(await store.take("k", l, 61_000)).toEqual({ ok: true });
+      expect(await store.take("k", l, 60_000)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("k", l, 60_500)).toEqual({ _tag: "Limited", retryAfterMs: 500 });
+      expect(await store.take("k", l, 61_000)).toEqual({ _tag: "Allowed" });
       await store.close();
     });
 
@@ -72,10 +72,10 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
       const store = redisStore(server.url, { prefix });
       const other = redisStore(server.url, { prefix: fresh() });
       const l: RateLimit = { calls: 1, perSeconds: 30 };
-      expect(await store.take("a", l, 0)).toEqual({ ok: true });
-      expect(await store.take("b", l, 0)).toEqual({ ok: true });
-      expect(await other.take("a", l, 0)).toEqual({ ok: true });
-      expect(await store.take("a", l, 10)).toEqual({ ok: false, retryAfterMs: 29_990 });
+      expect(await store.take("a", l, 0)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("b", l, 0)).toEqual({ _tag: "Allowed" });
+      expect(await other.take("a", l, 0)).toEqual({ _tag: "Allowed" });
+      expect(await store.take("a", l, 10)).toEqual({ _tag: "Limited", retryAfterMs: 29_990 });
       const ttl = await client().pttl(`${prefix}rate:a`);
       expect(ttl).toBeGreaterThan(29_000);
       expect(ttl).toBeLessThanOrEqual(30_000);
@@ -119,7 +119,7 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
               const expected = memory.take(key, l, now);
               if (expected instanceof Promise) throw new Error("the memory store is synchronous");
               expect(await store.take(key, l, now)).toEqual(expected);
-              if (!expected.ok) told = expected.retryAfterMs;
+              if (expected._tag === "Limited") told = expected.retryAfterMs;
             }
           },
         ),
@@ -140,8 +140,9 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
             (i % 2 === 0 ? first : second).take("user-7:messages", l, 1_000 + (i % 10)),
           ),
         );
-        expect(decisions.filter((d) => d.ok)).toHaveLength(calls);
-        for (const d of decisions) if (!d.ok) expect(d.retryAfterMs).toBeGreaterThanOrEqual(59_991);
+        expect(decisions.filter((d) => d._tag === "Allowed")).toHaveLength(calls);
+        for (const d of decisions)
+          if (d._tag === "Limited") expect(d.retryAfterMs).toBeGreaterThanOrEqual(59_991);
         expect(await client().zcard(`${prefix}rate:user-7:messages`)).toBe(calls);
       }
     });
@@ -289,7 +290,7 @@ describe.skipIf(!haveRedis)(redisSuite("redisStore"), () => {
       const own = await startRedis();
       const store = redisStore(own.url);
       const l: RateLimit = { calls: 5, perSeconds: 60 };
-      expect(await store.take("k", l, 0)).toEqual({ ok: true });
+      expect(await store.take("k", l, 0)).toEqual({ _tag: "Allowed" });
       await own.stop();
       await expect(store.take("k", l, 1)).rejects.toThrow();
       const app = createApp({

@@ -51,10 +51,10 @@ describe("R1: at most L calls in any window, per window and per tool", () => {
             const expected = reference.take(key, l.calls, l.perSeconds * 1000, now);
             if (decision instanceof Promise) throw new Error("the memory store is synchronous");
             if (expected === "ok") {
-              expect(decision).toEqual({ ok: true });
+              expect(decision).toEqual({ _tag: "Allowed" });
               accepted.set(key, [...(accepted.get(key) ?? []), now]);
             } else {
-              expect(decision).toEqual({ ok: false, retryAfterMs: expected });
+              expect(decision).toEqual({ _tag: "Limited", retryAfterMs: expected });
             }
           }
           // No span of the window's length holds more than L accepted calls of one key.

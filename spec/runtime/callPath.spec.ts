@@ -9,6 +9,7 @@ import {
   createCallPath,
   defineCommand,
   formatOutcome,
+  type RateDecision,
   ran,
 } from "elyra-assistant";
 import {
@@ -198,6 +199,29 @@ describe("4. rate limits", () => {
     expect(told(await path.call({ tool: "reports_run", input: {} }, ctx()))).toBe(
       "rate limit reached for reports_run: try again in 3600 s",
     );
+  });
+
+  it("reads a store of the app's own by its tags: Allowed runs, Limited refuses with the store's wait", async () => {
+    const spies = spyCommands();
+    const app = createApp({
+      commands: spies.commands,
+      userAbilities: () => ["*"],
+      assistant: { allow: ["*"], rateLimit: { calls: 5, perSeconds: 1 } },
+    });
+    const decisions: RateDecision[] = [
+      { _tag: "Allowed" },
+      { _tag: "Limited", retryAfterMs: 1_500 },
+    ];
+    const path = createCallPath(app, {
+      rateLimits: { take: async () => decisions.shift() ?? { _tag: "Allowed" } },
+    });
+    const show = { tool: "customers_show", input: { id: 1 } };
+    const context = { user: {}, origin: { kind: "assistant" as const }, scope: "w" };
+    expect((await path.call(show, context))._tag).toBe("Succeeded");
+    const limited = await path.call(show, context);
+    expect(limited).toMatchObject({ _tag: "RateLimited", retryAfterMs: 1_500 });
+    expect(told(limited)).toBe("rate limit reached for customers_show: try again in 2 s");
+    expect(spies.runs.get("customers_show")).toBe(1);
   });
 
   it("fails closed when the store fails", async () => {

@@ -17,7 +17,7 @@ describe("memoryRateLimitStore", () => {
     for (let i = 0; i < 1024; i++) store.take("busy:tool", { calls: 5000, perSeconds: 1 }, 10_000);
     expect(store.size()).toBe(2);
     expect(store.take("slow:tool", { calls: 1, perSeconds: 3600 }, 10_000)).toEqual({
-      ok: false,
+      _tag: "Limited",
       retryAfterMs: 3_590_000,
     });
   });

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memorySecrets, type Secrets } from "elyra-assistant";
-import { fileSecrets } from "elyra-assistant/secrets";
+import { fileSecrets, SecretsFileInvalid } from "elyra-assistant/secrets";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir = "";
@@ -100,5 +100,24 @@ describe("fileSecrets on disk", () => {
     await writeFile(path(), JSON.stringify({ version: 2, keys: {} }), { mode: 0o600 });
     await expect(secrets.get("id:1")).rejects.toThrow(/not a secrets file of version 1/);
     expect(await readFile(path(), "utf8")).toBe(JSON.stringify({ version: 2, keys: {} }));
+  });
+
+  it("a file that is not a secrets file of version 1 rejects with SecretsFileInvalid, naming the path", async () => {
+    const secrets = fileSecrets(path());
+    await secrets.set("id:0", "sk-ant-zero");
+    for (const text of ["not json at all", "null", "[]", '{"version":1,"secrets":null}']) {
+      await writeFile(path(), text, { mode: 0o600 });
+      for (const attempt of [() => secrets.get("id:1"), () => secrets.set("id:1", "sk-ant-one")]) {
+        const error = await attempt().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(SecretsFileInvalid);
+        expect((error as SecretsFileInvalid).message).toBe(
+          `elyra-assistant/secrets: ${path()} is not a secrets file of version 1`,
+        );
+      }
+      expect(await readFile(path(), "utf8")).toBe(text);
+    }
   });
 });

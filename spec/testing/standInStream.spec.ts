@@ -9,6 +9,7 @@ import {
   countingIds,
   encodeEvent,
   type ScriptedReply,
+  ScriptInvalid,
   type StandInMessagesApi,
   says,
   standInMessagesApi,
@@ -140,6 +141,12 @@ describe("the stand-in streaming", () => {
     expect(() => toStreamEvents(says("Hello", { pieces: ["Hel"] }), countingIds())).toThrow(
       /do not join/,
     );
+  });
+
+  it("pieces that do not join to the text: ScriptInvalid, naming the text", () => {
+    const play = () => toStreamEvents(says("Hello", { pieces: ["Hel"] }), countingIds());
+    expect(play).toThrow(ScriptInvalid);
+    expect(play).toThrow('script: the scripted pieces do not join to the text "Hello"');
   });
 
   it("streams a tool call's input in input_json_delta pieces, the first one empty", async () => {

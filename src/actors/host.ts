@@ -57,9 +57,9 @@ export interface HostOptions {
   readonly onError?: (error: unknown, where: { readonly clientId: string }) => void;
 }
 
-/** A window asked for by a user who does not own it. */
 export { defaultUserKey } from "../runtime/userKey.ts";
 
+/** A window asked for by a user who does not own it: thrown by `host.window`. */
 export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{
   readonly clientId: string;
 }> {

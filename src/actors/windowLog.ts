@@ -5,6 +5,7 @@
  */
 import { Observable, Subject } from "rxjs";
 import type { Clock } from "../runtime/clock.ts";
+import { StoreContractBroken } from "../runtime/errors.ts";
 import type { LogEvent, NewEvent } from "../runtime/events.ts";
 import { type PanelState, panelItems } from "../runtime/panelItems.ts";
 import type { Projection } from "../runtime/projection.ts";
@@ -127,7 +128,11 @@ class LogOfWindow implements WindowLog {
     const stamped = { ...event, at: this.#clock.now() } as NewEvent;
     const written = this.#queue.then(async () => {
       const [stored] = await this.#store.append(this.stream, [stamped], this.#lastSeq);
-      if (stored === undefined) throw new Error("the store appended nothing");
+      if (stored === undefined)
+        throw new StoreContractBroken({
+          port: "EventStore",
+          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
+        });
       this.#lastSeq = stored.seq;
       this.#push(stored);
       this.#appended.next(stored);

@@ -133,7 +133,7 @@ export const inspectCommand = async (args: string[], io: CliIo): Promise<number>
     return 2;
   }
   const loaded = await loadApp(rest[0] as string, io.cwd);
-  if (!loaded.ok) {
+  if (loaded._tag === "NotLoaded") {
     io.stderr(`${loaded.reason}\n`);
     return 1;
   }

@@ -8,12 +8,26 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Data } from "effect";
 import type { App } from "../runtime/app.ts";
 
-/** The app, or why there is none, in a sentence for the terminal. */
-export type Loaded =
-  | { readonly ok: true; readonly app: App }
-  | { readonly ok: false; readonly reason: string };
+/** The app (`Loaded`), or why there is none (`NotLoaded`), in a sentence for the terminal. */
+export type LoadOutcome =
+  | { readonly _tag: "Loaded"; readonly app: App }
+  | { readonly _tag: "NotLoaded"; readonly reason: string };
+
+/**
+ * A TypeScript app module that this runtime can't load by itself, with no tsx
+ * installed to load it through. `loadApp` answers it as `NotLoaded`.
+ */
+export class TypeScriptNotLoadable extends Data.TaggedError("TypeScriptNotLoadable")<{
+  /** The runtime's version, `process.version`. */
+  readonly nodeVersion: string;
+}> {
+  override get message(): string {
+    return `it is TypeScript, which Node ${this.nodeVersion} can't load by itself: install tsx beside elyra-assistant (npm install -D tsx), run Node 22.18 or later, or name its compiled .js`;
+  }
+}
 
 /** Whether a value has the shape `createApp` returns. */
 export const isApp = (value: unknown): value is App => {
@@ -52,9 +66,7 @@ const importModule = async (path: string): Promise<Record<string, unknown>> => {
     try {
       tsx = await import("tsx/esm/api");
     } catch {
-      throw new Error(
-        `it is TypeScript, which Node ${process.version} can't load by itself: install tsx beside elyra-assistant (npm install -D tsx), run Node 22.18 or later, or name its compiled .js`,
-      );
+      throw new TypeScriptNotLoadable({ nodeVersion: process.version });
     }
     tsx.register();
     // A URL of its own: the runtime keeps the failed import under the first one.
@@ -76,29 +88,29 @@ const describe = (value: unknown): string => {
  * @example
  * ```ts
  * const loaded = await loadApp("./app.ts", process.cwd());
- * if (!loaded.ok) console.error(loaded.reason);
+ * if (loaded._tag === "NotLoaded") console.error(loaded.reason);
  * ```
  */
-export const loadApp = async (specifier: string, cwd: string): Promise<Loaded> => {
+export const loadApp = async (specifier: string, cwd: string): Promise<LoadOutcome> => {
   const path = resolve(cwd, specifier);
-  if (!existsSync(path)) return { ok: false, reason: `${specifier}: no such file` };
+  if (!existsSync(path)) return { _tag: "NotLoaded", reason: `${specifier}: no such file` };
   let module: Record<string, unknown>;
   try {
     module = await importModule(path);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: `${specifier} could not be loaded: ${message}` };
+    return { _tag: "NotLoaded", reason: `${specifier} could not be loaded: ${message}` };
   }
   const candidate = module.default !== undefined ? module.default : module.app;
   const which = module.default !== undefined ? "default export" : "`app` export";
   if (!isApp(candidate)) {
     return {
-      ok: false,
+      _tag: "NotLoaded",
       reason:
         module.default === undefined && module.app === undefined
           ? `${specifier} has no default or \`app\` export: export the App made by createApp`
           : `${specifier}: its ${which} is ${describe(candidate)}, not an App made by createApp`,
     };
   }
-  return { ok: true, app: candidate };
+  return { _tag: "Loaded", app: candidate };
 };

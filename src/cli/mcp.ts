@@ -17,7 +17,7 @@ export const mcpCommand = async (args: string[], io: CliIo): Promise<number> => 
   // Stdout is the protocol's from here on, the app module's own logging included.
   console.log = console.info = console.debug = console.error;
   const loaded = await loadApp(specifier, io.cwd);
-  if (!loaded.ok) {
+  if (loaded._tag === "NotLoaded") {
     io.stderr(`elyra-assistant mcp: ${loaded.reason}\n`);
     return EXIT.failed;
   }

@@ -68,8 +68,9 @@ export interface CallPath {
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * Makes the app's call path (DESIGN §5): resolve, grant, user ability, rate
- * limit, arguments, code caller, confirmation, run, publish, format.
+ * Makes the app's call path (the ten steps of docs/commands.md): resolve,
+ * grant, user ability, rate limit, arguments, code caller, confirmation, run,
+ * publish, format.
  *
  * @example
  * ```ts
@@ -155,7 +156,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
       } catch {
         return { _tag: "RateLimitUnavailable", callId, tool };
       }
-      if (!decision.ok)
+      if (decision._tag === "Limited")
         return { _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs };
     }
     // 5. Arguments.

@@ -171,7 +171,7 @@ export const defineCommand = <
   let linkTemplate: LinkTemplate | undefined;
   if (spec.link !== undefined) {
     const parsed = parseLink(spec.link, argumentNames, resultFieldsOf(result));
-    if (!parsed.ok) fail(parsed.problem);
+    if (parsed._tag === "Invalid") fail(parsed.problem);
     else linkTemplate = parsed.template;
   }
   const decode = Schema.decodeUnknownEither(args, { errors: "all", onExcessProperty: "error" });

@@ -18,3 +18,29 @@ export class AppConfigError extends Data.TaggedError("AppConfigError")<{
     return `createApp: ${this.reason}`;
   }
 }
+
+/**
+ * A store the app passed in that broke its port's contract (an `EventStore`
+ * whose `append` resolved without the events it wrote): thrown where the
+ * library finds out.
+ */
+export class StoreContractBroken extends Data.TaggedError("StoreContractBroken")<{
+  /** The port, e.g. `EventStore`. */
+  readonly port: string;
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `${this.port}: ${this.reason}`;
+  }
+}
+
+/** Something this library holds true was not: a bug in elyra-assistant, never the app's doing. */
+export class InvariantBroken extends Data.TaggedError("InvariantBroken")<{
+  /** The module that found it. */
+  readonly where: string;
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `${this.where}: ${this.reason} (a bug in elyra-assistant)`;
+  }
+}

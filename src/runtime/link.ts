@@ -11,23 +11,26 @@ export type LinkTemplate = ReadonlyArray<
   | { readonly _tag: "ResultField"; readonly name: string }
 >;
 
+/** A template checked: `Parsed`, or `Invalid` with the problem in a sentence. */
+export type ParsedLink =
+  | { readonly _tag: "Parsed"; readonly template: LinkTemplate }
+  | { readonly _tag: "Invalid"; readonly problem: string };
+
 const PLACEHOLDER = /\{([^{}]*)\}/g;
 
 /**
  * Parses and checks a template against the command's argument names and, when
- * the result is a struct, its field names. Returns the problems found, or the
- * parsed template.
+ * the result is a struct, its field names: `Parsed` with the template, or
+ * `Invalid` with the first problem found.
  */
 export const parseLink = (
   template: string,
   argumentNames: ReadonlyArray<string>,
   resultFields: ReadonlyArray<string> | "any" | "none",
-):
-  | { readonly ok: true; readonly template: LinkTemplate }
-  | { readonly ok: false; readonly problem: string } => {
+): ParsedLink => {
   if (!isAppPath(template)) {
     return {
-      ok: false,
+      _tag: "Invalid",
       problem: `link ${JSON.stringify(template)} is not an app path: it must start with a single "/" and hold no spaces or backslashes`,
     };
   }
@@ -44,12 +47,15 @@ export const parseLink = (
           ? field.length > 0 && !field.includes(".")
           : resultFields !== "none" && resultFields.includes(field);
       if (!known)
-        return { ok: false, problem: `link placeholder {${name}} names no field of the result` };
+        return {
+          _tag: "Invalid",
+          problem: `link placeholder {${name}} names no field of the result`,
+        };
       parts.push({ _tag: "ResultField", name: field });
     } else {
       if (!argumentNames.includes(name)) {
         return {
-          ok: false,
+          _tag: "Invalid",
           problem: `link placeholder {${name}} is neither an argument nor result.<field>`,
         };
       }
@@ -62,10 +68,10 @@ export const parseLink = (
     rest.includes("}") ||
     parts.some((p) => p._tag === "Text" && /[{}]/.test(p.text))
   ) {
-    return { ok: false, problem: `link ${JSON.stringify(template)} has an unmatched brace` };
+    return { _tag: "Invalid", problem: `link ${JSON.stringify(template)} has an unmatched brace` };
   }
   if (rest.length > 0) parts.push({ _tag: "Text", text: rest });
-  return { ok: true, template: parts };
+  return { _tag: "Parsed", template: parts };
 };
 
 /** A path inside the app: one leading "/", never "//" or "/\", no whitespace or backslash. */

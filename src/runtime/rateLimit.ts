@@ -9,10 +9,13 @@ export interface RateLimit {
   readonly perSeconds: number;
 }
 
-/** What a store answers when asked to take one call. */
+/**
+ * What a store answers when asked to take one call: `Allowed` (a place was
+ * taken), or `Limited` with the wait until a place frees, in ms (at least 1).
+ */
 export type RateDecision =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly retryAfterMs: number };
+  | { readonly _tag: "Allowed" }
+  | { readonly _tag: "Limited"; readonly retryAfterMs: number };
 
 /**
  * The rate-limit store port. `take` must be atomic per key: two concurrent
@@ -38,7 +41,7 @@ const SWEEP_EVERY = 1024;
  * @example
  * ```ts
  * const store = memoryRateLimitStore();
- * store.take("w1:invoices_index", { calls: 2, perSeconds: 60 }, Date.now());
+ * store.take("w1:invoices_index", { calls: 2, perSeconds: 60 }, Date.now()); // { _tag: "Allowed" }
  * ```
  */
 export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => number } => {
@@ -67,10 +70,10 @@ export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => 
       if (expired > 0) times.splice(0, expired);
       if (times.length >= limit.calls) {
         const oldest = times[times.length - limit.calls] ?? now;
-        return { ok: false, retryAfterMs: Math.max(1, oldest + windowMs - now) };
+        return { _tag: "Limited", retryAfterMs: Math.max(1, oldest + windowMs - now) };
       }
       times.push(now);
-      return { ok: true };
+      return { _tag: "Allowed" };
     },
   };
 };

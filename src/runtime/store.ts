@@ -18,9 +18,11 @@ export class AppendConflict extends Data.TaggedError("AppendConflict")<{
 
 /**
  * Where logs live. `append` writes all of `events` or none, numbering them
- * from `expectedSeq + 1`; it fails with {@link AppendConflict} when the stream's
- * last seq is not `expectedSeq` (0 for a new stream). `read` gives the events
- * with `seq > fromSeq`, in order.
+ * from `expectedSeq + 1`, and resolves with the events as written (a window
+ * whose store resolves with none fails with `StoreContractBroken`); it fails
+ * with {@link AppendConflict} when the stream's last seq is not `expectedSeq`
+ * (0 for a new stream). `read` gives the events with `seq > fromSeq`, in
+ * order.
  */
 export interface EventStore {
   readonly append: (

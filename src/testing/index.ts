@@ -36,6 +36,7 @@ export {
   type ScriptedReply,
   type ScriptedResponse,
   type ScriptedToolCall,
+  ScriptInvalid,
   type StreamError,
   says,
   toErrorBody,

@@ -4,9 +4,19 @@
  * or an API error. Plain data, no SDK, so a script reads the same whichever
  * twin plays it.
  */
+import { Data } from "effect";
 import type { Usage } from "../runtime/events.ts";
 import type { Ids } from "../runtime/ids.ts";
 import type { ContentBlock, StopReason } from "../runtime/model.ts";
+
+/** A script that cannot be played (pieces that do not join to their text): thrown when it is played. */
+export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `script: ${this.reason}`;
+  }
+}
 
 /** A tool call the model makes. `id` defaults to a fresh `toolu_…` id. */
 export interface ScriptedToolCall {

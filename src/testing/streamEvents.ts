@@ -5,7 +5,7 @@
  */
 import type { Ids } from "../runtime/ids.ts";
 import type { ContentBlock } from "../runtime/model.ts";
-import { type ScriptedReply, toMessage, type WireMessage } from "./script.ts";
+import { type ScriptedReply, ScriptInvalid, toMessage, type WireMessage } from "./script.ts";
 
 /** One server-sent event's data; its `type` is also the `event:` line. */
 export interface WireStreamEvent {
@@ -136,7 +136,9 @@ const textPieces = (
 ): ReadonlyArray<string> => {
   if (Array.isArray(pieces) && scripted) {
     if (pieces.join("") !== text) {
-      throw new Error(`the scripted pieces do not join to the text ${JSON.stringify(text)}`);
+      throw new ScriptInvalid({
+        reason: `the scripted pieces do not join to the text ${JSON.stringify(text)}`,
+      });
     }
     return pieces;
   }

@@ -141,9 +141,9 @@ export const createProxy = <U = User>(
     } catch {
       return limitUnavailable();
     }
-    return decision.ok
-      ? undefined
-      : rateLimited(decision.retryAfterMs, limit.calls, limit.perSeconds);
+    return decision._tag === "Limited"
+      ? rateLimited(decision.retryAfterMs, limit.calls, limit.perSeconds)
+      : undefined;
   };
 
   const handle = async (request: Request): Promise<Response> => {

@@ -11,12 +11,28 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { Data } from "effect";
 import type { Secrets } from "../../runtime/secrets.ts";
 
 /** The file's mode: its owner reads and writes, nobody else. */
 const FILE_MODE = 0o600;
 /** The directory's mode: its owner only. */
 const DIR_MODE = 0o700;
+
+/**
+ * The file at `path` is not a secrets file this version can read (not JSON,
+ * or not `{ version: 1, secrets: {…} }`): every `get`, `set` and `delete`
+ * rejects with it, and the file is never written over.
+ */
+export class SecretsFileInvalid extends Data.TaggedError("SecretsFileInvalid")<{
+  readonly path: string;
+  /** The `JSON.parse` error, when the file is not JSON. */
+  readonly cause?: unknown;
+}> {
+  override get message(): string {
+    return `elyra-assistant/secrets: ${this.path} is not a secrets file of version 1`;
+  }
+}
 
 /** What the file holds. */
 interface SecretsFile {
@@ -59,10 +75,21 @@ export const fileSecrets = (path: string): Secrets => {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
       throw error;
     }
-    const parsed = JSON.parse(text) as Partial<SecretsFile>;
-    if (parsed.version !== 1 || typeof parsed.secrets !== "object" || parsed.secrets === null) {
-      // Never written over: what is there may be someone's keys in a shape this version can't read.
-      throw new Error(`elyra-assistant/secrets: ${path} is not a secrets file of version 1`);
+    // Never written over: what is there may be someone's keys in a shape this version can't read.
+    let parsed: Partial<SecretsFile> | null;
+    try {
+      parsed = JSON.parse(text) as Partial<SecretsFile> | null;
+    } catch (cause) {
+      throw new SecretsFileInvalid({ path, cause });
+    }
+    if (
+      typeof parsed !== "object" ||
+      parsed === null ||
+      parsed.version !== 1 ||
+      typeof parsed.secrets !== "object" ||
+      parsed.secrets === null
+    ) {
+      throw new SecretsFileInvalid({ path });
     }
     return new Map(Object.entries(parsed.secrets));
   };

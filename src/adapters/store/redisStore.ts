@@ -110,8 +110,8 @@ export const redisStore = (redis: Redis | string, options: RedisStoreOptions = {
         `${now}:${instance}:${taken++}`,
         String(Math.max(1, Math.ceil(windowMs))),
       ]);
-      if (oldest === "" || oldest == null) return { ok: true };
-      return { ok: false, retryAfterMs: Math.max(1, Number(oldest) + windowMs - now) };
+      if (oldest === "" || oldest == null) return { _tag: "Allowed" };
+      return { _tag: "Limited", retryAfterMs: Math.max(1, Number(oldest) + windowMs - now) };
     },
     add: async (key, usage) => {
       await addScript(client, `${prefix}usage:${key}`, [

@@ -3,6 +3,7 @@
  * mode through better-sqlite3.
  */
 import { Schema, SchemaAST } from "effect";
+import { InvariantBroken } from "../../runtime/errors.ts";
 import { LogEvent, type NewEvent } from "../../runtime/events.ts";
 import { AppendConflict, type EventStore } from "../../runtime/store.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
@@ -42,7 +43,10 @@ const knownTags: ReadonlySet<unknown> = new Set(
   LogEvent.members.map((member) => {
     const tag = member.fields._tag.ast;
     if (tag._tag !== "PropertySignatureDeclaration" || !SchemaAST.isLiteral(tag.type)) {
-      throw new Error("a LogEvent member without a literal _tag");
+      throw new InvariantBroken({
+        where: "sqliteStore",
+        reason: "a LogEvent member has no literal _tag",
+      });
     }
     return tag.type.literal;
   }),
