@@ -1,5 +1,9 @@
 /**
  * elyra-assistant: Claude inside your app, over the app's own commands.
+ * What an app uses: commands and apps, the call path, the host and its
+ * windows, the log's events and their folds, the ports with their defaults
+ * and in-memory twins, the bounds you may set, and the errors. The machines
+ * and the sentences they end a turn with are `elyra-assistant/machines`.
  *
  * @packageDocumentation
  */
@@ -17,7 +21,7 @@ export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
-export { INTERRUPTED, PromptRefused, SelectionRefused } from "./actors/window.ts";
+export { PromptRefused, SelectionRefused } from "./actors/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
 export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/abilities.ts";
 export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
@@ -72,16 +76,7 @@ export {
 export type { Ids } from "./runtime/ids.ts";
 export { randomIds } from "./runtime/ids.ts";
 export type { Issue } from "./runtime/issues.ts";
-export {
-  budgetSpent,
-  CODE_CALL_DEADLINE_MS,
-  lateResult,
-  MAX_CODE_CALLS,
-  REFUSED,
-  stepsSpent,
-  tooManyCodeCalls,
-} from "./runtime/limits.ts";
-export { isAppPath, percentEncode } from "./runtime/link.ts";
+export { CODE_CALL_DEADLINE_MS, MAX_CODE_CALLS } from "./runtime/limits.ts";
 export type {
   ClientTool,
   ContentBlock,
@@ -103,7 +98,7 @@ export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/origin
 export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
 export { formatOutcome, ran } from "./runtime/outcome.ts";
 export type { PanelItem, PanelState, ScriptStep } from "./runtime/panelItems.ts";
-export { panelItems, SCRIPT_CUT_SHORT } from "./runtime/panelItems.ts";
+export { panelItems } from "./runtime/panelItems.ts";
 export type {
   HistoryState,
   Projection,
@@ -111,14 +106,14 @@ export type {
   StatusState,
   UsageState,
 } from "./runtime/projections.ts";
-export { history, STOPPED_MARK, selections, status, usage } from "./runtime/projections.ts";
+export { history, selections, status, usage } from "./runtime/projections.ts";
 export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/rateLimit.ts";
 export { memoryRateLimitStore } from "./runtime/rateLimit.ts";
 export type { Secrets } from "./runtime/secrets.ts";
 export { memorySecrets } from "./runtime/secrets.ts";
 export type { EventStore } from "./runtime/store.ts";
 export { AppendConflict } from "./runtime/store.ts";
-export { systemPrompt, WINDOW_RULE } from "./runtime/systemPrompt.ts";
+export { systemPrompt } from "./runtime/systemPrompt.ts";
 export type { UsageCounts, UsageStore, UsageTotals } from "./runtime/usageStore.ts";
 export { memoryUsageStore } from "./runtime/usageStore.ts";
 export type { NoteInput, NoteQuery, NoteSelection, QueryOrigin } from "./runtime/windowNote.ts";

@@ -3,8 +3,9 @@
  * over HTTP. The stand-in refuses, as the API does, a pause answered without
  * the container or with anything but one tool_result per pending call.
  */
-import { createHost, lateResult, SCRIPT_CUT_SHORT, tooManyCodeCalls } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
+import { lateResult, SCRIPT_CUT_SHORT, tooManyCodeCalls } from "elyra-assistant/machines";
 import {
   codeCalls,
   codeFinished,

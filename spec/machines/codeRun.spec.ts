@@ -1,12 +1,15 @@
 import {
   CODE_CALL_DEADLINE_MS,
-  lateResult,
   MAX_CODE_CALLS,
   type ToolResultBlock,
   type ToolUseBlock,
-  tooManyCodeCalls,
 } from "elyra-assistant";
-import { type CodeRunOutput, codeRunMachine } from "elyra-assistant/machines";
+import {
+  type CodeRunOutput,
+  codeRunMachine,
+  lateResult,
+  tooManyCodeCalls,
+} from "elyra-assistant/machines";
 import { describe, expect, it } from "vitest";
 import { createActor, fromPromise, SimulatedClock, toPromise } from "xstate";
 

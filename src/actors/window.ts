@@ -16,6 +16,7 @@ import { offered } from "../runtime/catalog.ts";
 import { clip } from "../runtime/clip.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { isTurnEnd, type LogEvent, type TurnEnd, type UnstampedEvent } from "../runtime/events.ts";
+import { INTERRUPTED } from "../runtime/limits.ts";
 import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/model.ts";
 import type { User } from "../runtime/origin.ts";
 import type { PanelState } from "../runtime/panelItems.ts";
@@ -83,9 +84,6 @@ const requestTools = (
   if (assistant.codeMode) out.push({ type: assistant.codeExecutionTool, name: "code_execution" });
   return out;
 };
-
-/** The sentence a turn in flight at a crash ends with. */
-export const INTERRUPTED = "interrupted";
 
 /** One window's conversation, as the app and its transports use it. */
 export interface AssistantWindow {

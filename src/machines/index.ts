@@ -1,8 +1,9 @@
 /**
  * elyra-assistant/machines: the XState machines the host runs (the
  * conversation, a confirmation, a code pause, the stream coalescer), for the
- * visualizer, an inspector, or tests of your own. Their types are XState's,
- * so this entry is the one whose declarations import `xstate`.
+ * visualizer, an inspector, or tests of your own, and the sentences a turn
+ * ends with (for tests that assert them). Their types are XState's, so this
+ * entry is the one whose declarations import `xstate`.
  *
  * @example
  * ```ts
@@ -18,6 +19,17 @@
  * @packageDocumentation
  */
 
+export {
+  budgetSpent,
+  INTERRUPTED,
+  lateResult,
+  REFUSED,
+  stepsSpent,
+  tooManyCodeCalls,
+} from "../runtime/limits.ts";
+export { SCRIPT_CUT_SHORT } from "../runtime/panelItems.ts";
+export { STOPPED_MARK } from "../runtime/projections.ts";
+export { WINDOW_RULE } from "../runtime/systemPrompt.ts";
 export type { CoalescerEmitted, CoalescerEvent } from "./coalescer.ts";
 export { COALESCE_MS, coalescerMachine } from "./coalescer.ts";
 export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./codeRun.ts";

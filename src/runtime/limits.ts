@@ -29,3 +29,6 @@ export const tooManyCodeCalls = (cap: number): string =>
 /** The result a call gets when it was not done by the deadline. */
 export const lateResult = (deadlineMs: number): string =>
   `error: the call did not finish within ${Math.round(deadlineMs / 1000)} s; it may still complete, so check before trying it again`;
+
+/** The sentence a turn in flight when its window crashed ends with (it is not run again). */
+export const INTERRUPTED = "interrupted";
