@@ -24,13 +24,19 @@ import { describe, expect, it } from "vitest";
 import {
   type AnyMachineSnapshot,
   type AnyStateMachine,
+  assign,
   createMachine,
   fromPromise,
   getInitialMicrosteps,
   getMicrosteps,
   type StateValue,
 } from "xstate";
-import { exportMachinesCommand, MACHINES, machineJson } from "../../src/cli/exportMachines.ts";
+import {
+  exportMachinesCommand,
+  INLINE,
+  MACHINES,
+  machineJson,
+} from "../../src/cli/exportMachines.ts";
 
 type Json = Record<string, unknown>;
 type WalkEvent = { type: string; pass?: ReadonlyArray<string> };
@@ -45,6 +51,35 @@ const valuesOf = (json: unknown, key: string, found = new Set<string>()): Set<st
     }
   }
   return found;
+};
+
+const ACTION_KEYS = new Set(["actions", "entry", "exit"]);
+
+/** An action or guard as the JSON names it: `"name"` or `{ "type": "name", "params": … }`. */
+const nameOf = (entry: unknown): unknown =>
+  typeof entry === "object" && entry !== null && !Array.isArray(entry)
+    ? "type" in entry
+      ? entry.type
+      : undefined
+    : entry;
+
+/**
+ * Where the JSON has an action or guard with no name of its own: a function
+ * given inline (written `"inline"`), or a built-in action used bare, such as
+ * `assign(…)` (written by its type, `"xstate.assign"`).
+ */
+const unnamedIn = (json: unknown, path = ""): string[] => {
+  if (Array.isArray(json)) return json.flatMap((item, i) => unnamedIn(item, `${path}[${i}]`));
+  if (typeof json !== "object" || json === null) return [];
+  return Object.entries(json).flatMap(([key, value]) => {
+    const at = `${path}.${key}`;
+    if (!ACTION_KEYS.has(key) && key !== "guard") return unnamedIn(value, at);
+    return [value]
+      .flat()
+      .map(nameOf)
+      .filter((name) => typeof name !== "string" || name === INLINE || name.startsWith("xstate."))
+      .map((name) => `${at}: ${String(name)}`);
+  });
 };
 
 const passes = (event: unknown, guard: string): boolean => {
@@ -170,8 +205,9 @@ describe("export-machines", () => {
   it("keeps named guards, actions, actors and delays, and names inline ones", () => {
     const json = machineJson(MACHINES.conversation as AnyStateMachine);
     expect([...valuesOf(json, "guard")].sort()).toEqual([
+      "codeOverCap",
       "codePause",
-      "inline",
+      "modelError",
       "overBudget",
       "paused",
       "refused",
@@ -182,6 +218,61 @@ describe("export-machines", () => {
     expect(JSON.stringify(machineJson(MACHINES.codeRun as AnyStateMachine))).toContain(
       '"after":{"deadline":"timedOut"}',
     );
+    const inline = createMachine({
+      initial: "a",
+      states: { a: { on: { GO: { guard: () => true, actions: [assign({}), () => {}] } } } },
+    });
+    expect(machineJson(inline)).toMatchObject({
+      states: { a: { on: { GO: { guard: INLINE, actions: ["xstate.assign", INLINE] } } } },
+    });
+  });
+
+  it("names every action and guard of every machine: none inline, no bare assign", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "machines-"));
+    const docs = join(process.cwd(), "docs", "machines");
+    await exportMachinesCommand([dir], { stdout: () => {}, stderr: () => {}, cwd: process.cwd() });
+    const exported = [
+      ...readdirSync(dir).map((file) => ({
+        label: `export-machines/${file}`,
+        path: join(dir, file),
+      })),
+      ...readdirSync(docs).map((file) => ({
+        label: `docs/machines/${file}`,
+        path: join(docs, file),
+      })),
+    ];
+    expect(exported).toHaveLength(8);
+    const unnamed = exported.flatMap(({ label, path }) =>
+      unnamedIn(JSON.parse(readFileSync(path, "utf8"))).map((entry) => `${label} ${entry}`),
+    );
+    expect(unnamed).toEqual([]);
+  });
+
+  it("the naming check finds an inline guard or action and a bare built-in", () => {
+    const json = {
+      id: "m",
+      initial: "a",
+      states: {
+        a: {
+          entry: "xstate.assign",
+          on: {
+            GO: [
+              { guard: "inline", target: "b", actions: ["xstate.assign", "log"] },
+              { actions: "inline" },
+            ],
+          },
+          invoke: { src: "x", onDone: { guard: { type: "ok" }, actions: { type: "xstate.emit" } } },
+        },
+        b: { exit: [{ type: "named", params: { n: 1 } }] },
+      },
+    };
+    expect(unnamedIn(json)).toEqual([
+      ".states.a.entry: xstate.assign",
+      ".states.a.on.GO[0].guard: inline",
+      ".states.a.on.GO[0].actions: xstate.assign",
+      ".states.a.on.GO[1].actions: inline",
+      ".states.a.invoke.onDone.actions: xstate.emit",
+    ]);
   });
 
   it("defaults to ./machines and exits 2 on a usage error", async () => {

@@ -1,11 +1,12 @@
 /**
- * One paused code execution (RFC 0027): Claude's code, running in Anthropic's
- * sandbox, called the app's tools and waits for their results. The machine
- * runs the pending calls one by one through an injected `runCall` actor and
- * answers with one `tool_result` per pending call. Past the deadline (before
- * the API's ~4-minute limit) whatever has not finished is answered with an
- * error, so the code sees a failed call rather than a timeout. A prompt may
- * make at most 500 calls from code; past that the run fails as unsupported.
+ * One paused code execution of code mode (docs/code-mode.md): Claude's code,
+ * running in Anthropic's sandbox, called the app's tools and waits for their
+ * results. The machine runs the pending calls one by one through an injected
+ * `runCall` actor and answers with one `tool_result` per pending call. Past
+ * the deadline (before the API's ~4-minute limit) whatever has not finished
+ * is answered with an error, so the code sees a failed call rather than a
+ * timeout. A prompt may make at most 500 calls from code; past that the run
+ * fails as unsupported.
  */
 import { assign, fromPromise, setup } from "xstate";
 import {
@@ -65,6 +66,38 @@ export const codeRunMachine = setup({
     ),
   },
   delays: { deadline: ({ context }) => context.deadlineMs },
+  actions: {
+    /** A pending call answered: its result, in order. */
+    addResult: assign(({ context }, { result }: { readonly result: ToolResultBlock }) => ({
+      results: [...context.results, result],
+    })),
+    /** A pending call that failed: answered with its error. */
+    addError: assign(({ context }, { error }: { readonly error: unknown }) => ({
+      results: [
+        ...context.results,
+        {
+          type: "tool_result" as const,
+          tool_use_id: (context.calls[context.results.length] as ToolUseBlock).id,
+          content: `error: ${error instanceof Error ? error.message : String(error)}`,
+          is_error: true,
+        },
+      ],
+    })),
+    /** Past the deadline: every call not yet answered is answered as late. */
+    answerLate: assign(({ context }) => ({
+      results: [
+        ...context.results,
+        ...context.calls.slice(context.results.length).map(
+          (call): ToolResultBlock => ({
+            type: "tool_result",
+            tool_use_id: call.id,
+            content: lateResult(context.deadlineMs),
+            is_error: true,
+          }),
+        ),
+      ],
+    })),
+  },
   guards: {
     overCap: ({ context }) => context.usedBefore + context.fromCode > context.cap,
     allAnswered: ({ context }) => context.results.length >= context.calls.length,
@@ -97,42 +130,18 @@ export const codeRunMachine = setup({
             input: ({ context }) => context.calls[context.results.length] as ToolUseBlock,
             onDone: {
               target: "next",
-              actions: assign({
-                results: ({ context, event }) => [...context.results, event.output],
-              }),
+              actions: { type: "addResult", params: ({ event }) => ({ result: event.output }) },
             },
             onError: {
               target: "next",
-              actions: assign({
-                results: ({ context, event }) => [
-                  ...context.results,
-                  {
-                    type: "tool_result" as const,
-                    tool_use_id: (context.calls[context.results.length] as ToolUseBlock).id,
-                    content: `error: ${event.error instanceof Error ? event.error.message : String(event.error)}`,
-                    is_error: true,
-                  },
-                ],
-              }),
+              actions: { type: "addError", params: ({ event }) => ({ error: event.error }) },
             },
           },
         },
       },
     },
     timedOut: {
-      entry: assign({
-        results: ({ context }) => [
-          ...context.results,
-          ...context.calls.slice(context.results.length).map(
-            (call): ToolResultBlock => ({
-              type: "tool_result",
-              tool_use_id: call.id,
-              content: lateResult(context.deadlineMs),
-              is_error: true,
-            }),
-          ),
-        ],
-      }),
+      entry: "answerLate",
       always: "done",
     },
     done: { type: "final" },

@@ -39,6 +39,10 @@ export const confirmationMachine = setup({
     output: {} as ConfirmAnswer,
   },
   delays: { timeout: CONFIRM_TIMEOUT_MS },
+  actions: {
+    /** The answer the confirmation settles with, which is its output. */
+    recordAnswer: assign((_, { answer }: { readonly answer: ConfirmAnswer }) => ({ answer })),
+  },
   guards: { accepts: ({ event }) => event.accept },
 }).createMachine({
   id: "confirmation",
@@ -51,9 +55,9 @@ export const confirmationMachine = setup({
         ANSWER: [{ guard: "accepts", target: "accepted" }, { target: "declined" }],
       },
     },
-    accepted: { type: "final", entry: assign({ answer: "accepted" }) },
-    declined: { type: "final", entry: assign({ answer: "declined" }) },
-    timedOut: { type: "final", entry: assign({ answer: "timedOut" }) },
+    accepted: { type: "final", entry: { type: "recordAnswer", params: { answer: "accepted" } } },
+    declined: { type: "final", entry: { type: "recordAnswer", params: { answer: "declined" } } },
+    timedOut: { type: "final", entry: { type: "recordAnswer", params: { answer: "timedOut" } } },
   },
   output: ({ context }) => context.answer as ConfirmAnswer,
 });

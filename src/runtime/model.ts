@@ -3,7 +3,7 @@
  * are the Messages API's own wire shapes (a subset), so adapters pass them
  * through and the runtime needs no SDK.
  */
-import { Data } from "effect";
+import { Data, Predicate } from "effect";
 import type { Usage } from "./events.ts";
 
 export type TextBlock = { readonly type: "text"; readonly text: string };
@@ -108,6 +108,18 @@ export class ModelError extends Data.TaggedError("ModelError")<{
   readonly message: string;
   readonly status?: number;
 }> {}
+
+/**
+ * Whether a step's rejection is a {@link ModelError}, which fails the turn
+ * (anything else is a bug, and crashes the window). An instance, or one that
+ * kept its tag and message but lost its class on the way (a plain
+ * `{ _tag: "ModelError", message }`, as a model stub may reject with).
+ */
+export const isModelError = (error: unknown): error is Pick<ModelError, "_tag" | "message"> =>
+  error instanceof ModelError ||
+  (Predicate.isTagged(error, "ModelError") &&
+    Predicate.hasProperty(error, "message") &&
+    typeof error.message === "string");
 
 /** The kind of an API error by its HTTP status (and `error.type`), as the Messages API uses them. */
 export const kindOfStatus = (status: number | undefined, type?: string | null): ModelErrorKind => {
