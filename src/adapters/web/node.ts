@@ -4,6 +4,7 @@
  * the `Response` streamed back as it is written, waiting when the socket is
  * full. Node's own `Request` and `Response` are left as they are.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import type { FetchHandler } from "./fetchHandler.ts";
 import { refusalResponse } from "./refusal.ts";
@@ -29,7 +30,8 @@ export interface NodeListenerOptions {
 export const toNodeListener = (
   handle: FetchHandler,
   options: NodeListenerOptions = {},
-): ReturnType<typeof getRequestListener> => {
+  // Typed with node:http's types alone, so a consumer's compiler never loads @hono/node-server's.
+): ((message: IncomingMessage, out: ServerResponse) => Promise<void>) => {
   const report =
     options.onError ??
     ((error: unknown) => console.error("elyra-assistant/http: a response failed", error));
