@@ -13,7 +13,7 @@
  * most one gap between pieces late, as it would between network reads.
  */
 import { Coalescer } from "../src/actors/coalescer.ts";
-import { type Clock, systemClock } from "../src/runtime/clock.ts";
+import { type Clock, systemClock } from "../src/runtime/ports/clock.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 
 const TARGET_EVENTS_PER_S = 21;

@@ -16,9 +16,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { Bench, hrtimeNowTimestampProvider } from "tinybench";
-import type { LogEvent, NewEvent } from "../src/runtime/events.ts";
-import { panelItems } from "../src/runtime/panelItems.ts";
-import { history, status, usage } from "../src/runtime/projections.ts";
+import type { LogEvent, NewEvent } from "../src/runtime/log/events.ts";
+import { panelItems } from "../src/runtime/log/panelItems.ts";
+import { history, status, usage } from "../src/runtime/log/projections.ts";
 import { type Benchmark, type BenchResult, perCall, round2 } from "./report.ts";
 
 const TARGET_MS = 100;

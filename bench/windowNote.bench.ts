@@ -16,7 +16,7 @@ import {
   type NoteQuery,
   type NoteSelection,
   windowNote,
-} from "../src/runtime/windowNote.ts";
+} from "../src/runtime/prompt/windowNote.ts";
 import { type Benchmark, type BenchResult, type PerCall, perCall, round2 } from "./report.ts";
 
 const TARGET_US = 50;

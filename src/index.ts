@@ -23,18 +23,33 @@ export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { PromptRefused, SelectionRefused } from "./actors/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
-export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/abilities.ts";
-export type { App, AppSpec, AssistantOptions, Grant, GrantOptions } from "./runtime/app.ts";
-export { AssistantConfig, createApp, GrantConfig } from "./runtime/app.ts";
-export type { Activity } from "./runtime/audit.ts";
-export { AgentCalled } from "./runtime/audit.ts";
-export type { CallContext, CallPath, CallPathOptions, ToolCall } from "./runtime/callPath.ts";
-export { createCallPath } from "./runtime/callPath.ts";
-export { canonicalJson, digestOf } from "./runtime/canonicalJson.ts";
-export type { Tool } from "./runtime/catalog.ts";
-export { catalog, offered, toolOf } from "./runtime/catalog.ts";
-export type { Clock } from "./runtime/clock.ts";
-export { systemClock } from "./runtime/clock.ts";
+export type { Activity } from "./runtime/calls/audit.ts";
+export { AgentCalled } from "./runtime/calls/audit.ts";
+export type { CallContext, CallPath, CallPathOptions, ToolCall } from "./runtime/calls/callPath.ts";
+export { createCallPath } from "./runtime/calls/callPath.ts";
+export { canonicalJson, digestOf } from "./runtime/calls/canonicalJson.ts";
+export type {
+  ConfirmAnswer,
+  Confirmer,
+  ConfirmReply,
+  ConfirmRequest,
+} from "./runtime/calls/confirmer.ts";
+export { CONFIRM_TIMEOUT_MS } from "./runtime/calls/confirmer.ts";
+export type { AuditOutcome, CallOutcome } from "./runtime/calls/outcome.ts";
+export { formatOutcome, ran } from "./runtime/calls/outcome.ts";
+export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/calls/rateLimit.ts";
+export { memoryRateLimitStore } from "./runtime/calls/rateLimit.ts";
+export { covers, isAbility, isAbilityPattern, resourceOf } from "./runtime/commands/abilities.ts";
+export type {
+  App,
+  AppSpec,
+  AssistantOptions,
+  Grant,
+  GrantOptions,
+} from "./runtime/commands/app.ts";
+export { AssistantConfig, createApp, GrantConfig } from "./runtime/commands/app.ts";
+export type { Tool } from "./runtime/commands/catalog.ts";
+export { catalog, offered, toolOf } from "./runtime/commands/catalog.ts";
 export type {
   AnyCommand,
   AnySchema,
@@ -42,17 +57,14 @@ export type {
   CommandContext,
   CommandSpec,
   JsonSchema,
-} from "./runtime/command.ts";
-export { defineCommand } from "./runtime/command.ts";
-export type {
-  ConfirmAnswer,
-  Confirmer,
-  ConfirmReply,
-  ConfirmRequest,
-} from "./runtime/confirmation.ts";
-export { CONFIRM_TIMEOUT_MS } from "./runtime/confirmation.ts";
+} from "./runtime/commands/command.ts";
+export { defineCommand } from "./runtime/commands/command.ts";
+export type { Issue } from "./runtime/commands/issues.ts";
+export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
 export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
-export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/events.ts";
+export type { EventStore } from "./runtime/log/eventStore.ts";
+export { AppendConflict } from "./runtime/log/eventStore.ts";
+export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/log/events.ts";
 export {
   Answered,
   ConfirmAnswered,
@@ -72,11 +84,26 @@ export {
   ToolStarted,
   TurnStarted,
   Usage,
-} from "./runtime/events.ts";
-export type { Ids } from "./runtime/ids.ts";
-export { randomIds } from "./runtime/ids.ts";
-export type { Issue } from "./runtime/issues.ts";
-export { CODE_CALL_DEADLINE_MS, MAX_CODE_CALLS } from "./runtime/limits.ts";
+} from "./runtime/log/events.ts";
+export type { PanelItem, PanelState, ScriptStep } from "./runtime/log/panelItems.ts";
+export { panelItems } from "./runtime/log/panelItems.ts";
+export type {
+  HistoryState,
+  Projection,
+  SelectionsState,
+  StatusState,
+  UsageState,
+} from "./runtime/log/projections.ts";
+export { history, selections, status, usage } from "./runtime/log/projections.ts";
+export type { Clock } from "./runtime/ports/clock.ts";
+export { systemClock } from "./runtime/ports/clock.ts";
+export type { Ids } from "./runtime/ports/ids.ts";
+export { randomIds } from "./runtime/ports/ids.ts";
+export type { Secrets } from "./runtime/ports/secrets.ts";
+export { memorySecrets } from "./runtime/ports/secrets.ts";
+export type { UsageCounts, UsageStore, UsageTotals } from "./runtime/ports/usageStore.ts";
+export { memoryUsageStore } from "./runtime/ports/usageStore.ts";
+export { CODE_CALL_DEADLINE_MS, MAX_CODE_CALLS } from "./runtime/prompt/limits.ts";
 export type {
   ClientTool,
   ContentBlock,
@@ -92,29 +119,13 @@ export type {
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
-} from "./runtime/model.ts";
-export { ModelError } from "./runtime/model.ts";
-export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/origin.ts";
-export type { AuditOutcome, CallOutcome } from "./runtime/outcome.ts";
-export { formatOutcome, ran } from "./runtime/outcome.ts";
-export type { PanelItem, PanelState, ScriptStep } from "./runtime/panelItems.ts";
-export { panelItems } from "./runtime/panelItems.ts";
+} from "./runtime/prompt/model.ts";
+export { ModelError } from "./runtime/prompt/model.ts";
+export { systemPrompt } from "./runtime/prompt/systemPrompt.ts";
 export type {
-  HistoryState,
-  Projection,
-  SelectionsState,
-  StatusState,
-  UsageState,
-} from "./runtime/projections.ts";
-export { history, selections, status, usage } from "./runtime/projections.ts";
-export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/rateLimit.ts";
-export { memoryRateLimitStore } from "./runtime/rateLimit.ts";
-export type { Secrets } from "./runtime/secrets.ts";
-export { memorySecrets } from "./runtime/secrets.ts";
-export type { EventStore } from "./runtime/store.ts";
-export { AppendConflict } from "./runtime/store.ts";
-export { systemPrompt } from "./runtime/systemPrompt.ts";
-export type { UsageCounts, UsageStore, UsageTotals } from "./runtime/usageStore.ts";
-export { memoryUsageStore } from "./runtime/usageStore.ts";
-export type { NoteInput, NoteQuery, NoteSelection, QueryOrigin } from "./runtime/windowNote.ts";
-export { NOTE_BOUNDS, windowNote } from "./runtime/windowNote.ts";
+  NoteInput,
+  NoteQuery,
+  NoteSelection,
+  QueryOrigin,
+} from "./runtime/prompt/windowNote.ts";
+export { NOTE_BOUNDS, windowNote } from "./runtime/prompt/windowNote.ts";

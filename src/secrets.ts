@@ -7,4 +7,4 @@
  */
 
 export { fileSecrets, SecretsFileInvalid } from "./adapters/secrets/fileSecrets.ts";
-export type { Secrets } from "./runtime/secrets.ts";
+export type { Secrets } from "./runtime/ports/secrets.ts";

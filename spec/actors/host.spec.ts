@@ -2,7 +2,7 @@ import { createApp, defineCommand } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock, testApp } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createHost } from "../../src/actors/host.ts";
-import { budgetSpent, REFUSED, stepsSpent } from "../../src/runtime/limits.ts";
+import { budgetSpent, REFUSED, stepsSpent } from "../../src/runtime/prompt/limits.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*", "invoices.view"] };

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropic } from "../../src/anthropic.ts";
-import type { ModelRequest } from "../../src/runtime/model.ts";
-import { ModelError } from "../../src/runtime/model.ts";
+import type { ModelRequest } from "../../src/runtime/prompt/model.ts";
+import { ModelError } from "../../src/runtime/prompt/model.ts";
 import {
   fails,
   overloaded,

@@ -8,8 +8,8 @@
 import type { ClientOptions } from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AnthropicStreaming, anthropic } from "../../src/anthropic.ts";
-import type { ModelRequest } from "../../src/runtime/model.ts";
-import { ModelError } from "../../src/runtime/model.ts";
+import type { ModelRequest } from "../../src/runtime/prompt/model.ts";
+import { ModelError } from "../../src/runtime/prompt/model.ts";
 import {
   fails,
   overloaded,

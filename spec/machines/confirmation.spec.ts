@@ -1,7 +1,7 @@
 import { simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import { confirmationMachine } from "../../src/machines/confirmation.ts";
+import { confirmationMachine } from "../../src/machines/confirmationMachine.ts";
 
 const start = () => {
   const clock = simulatedClock(0);

@@ -11,9 +11,9 @@ import {
   type ConversationEvent,
   conversationMachine,
   type RunToolsInput,
-} from "../../src/machines/conversation.ts";
-import { stepsSpent } from "../../src/runtime/limits.ts";
-import type { ModelResponse } from "../../src/runtime/model.ts";
+} from "../../src/machines/conversationMachine.ts";
+import { stepsSpent } from "../../src/runtime/prompt/limits.ts";
+import type { ModelResponse } from "../../src/runtime/prompt/model.ts";
 
 const prompt = (text = "hi"): ConversationEvent => ({
   type: "PROMPT",

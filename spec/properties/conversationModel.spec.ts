@@ -11,9 +11,9 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { createHost } from "../../src/actors/host.ts";
 import type { AssistantWindow } from "../../src/actors/window.ts";
-import type { LogEvent } from "../../src/runtime/events.ts";
-import { status, usage } from "../../src/runtime/projections.ts";
-import type { EventStore } from "../../src/runtime/store.ts";
+import type { EventStore } from "../../src/runtime/log/eventStore.ts";
+import type { LogEvent } from "../../src/runtime/log/events.ts";
+import { status, usage } from "../../src/runtime/log/projections.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 import { runs, timeoutFor } from "./runs.ts";
 

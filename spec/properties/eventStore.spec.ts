@@ -12,8 +12,8 @@ import { memoryStore } from "elyra-assistant";
 import { type SqliteStore, sqliteStore } from "elyra-assistant/sqlite";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LogEvent, type NewEvent } from "../../src/runtime/events.ts";
-import { AppendConflict, type EventStore } from "../../src/runtime/store.ts";
+import { AppendConflict, type EventStore } from "../../src/runtime/log/eventStore.ts";
+import { LogEvent, type NewEvent } from "../../src/runtime/log/events.ts";
 import { numbered } from "../fixtures/storeContract.ts";
 import { runs, timeoutFor } from "./runs.ts";
 

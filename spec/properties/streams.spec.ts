@@ -19,8 +19,12 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toResponse } from "../../src/adapters/model/anthropicWire.ts";
 import { anthropic } from "../../src/anthropic.ts";
-import type { Ids } from "../../src/runtime/ids.ts";
-import { ModelError, type ModelRequest, type ModelResponse } from "../../src/runtime/model.ts";
+import type { Ids } from "../../src/runtime/ports/ids.ts";
+import {
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+} from "../../src/runtime/prompt/model.ts";
 import {
   countingIds,
   type ScriptedReply,

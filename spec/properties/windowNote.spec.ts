@@ -248,7 +248,7 @@ describe("the note's byte arithmetic", () => {
   it("counts a string's JSON in the note exactly as it is written", {
     timeout: timeoutFor(),
   }, async () => {
-    const { json, stringJsonBytes } = await import("../../src/runtime/windowNote.ts");
+    const { json, stringJsonBytes } = await import("../../src/runtime/prompt/windowNote.ts");
     fc.assert(
       fc.property(
         fc.oneof(fc.string({ unit: "binary" }), nasty(50), fc.string({ unit: "grapheme" })),

@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect";
 import { defineCommand } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
-import { issueLines, issuesOf } from "../../src/runtime/issues.ts";
+import { issueLines, issuesOf } from "../../src/runtime/commands/issues.ts";
 import { Address, Email } from "../fixtures/spyCommands.ts";
 
 const command = defineCommand({

@@ -1,7 +1,7 @@
 import { Schema } from "effect";
 import { createApp, createCallPath, defineCommand } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
-import { isAppPath, percentEncode } from "../../src/runtime/link.ts";
+import { isAppPath, percentEncode } from "../../src/runtime/commands/link.ts";
 
 const linkOf = async (
   args: Schema.Struct.Fields,

@@ -4,8 +4,8 @@
  * a gathering and each flush reach the machine.
  */
 import { type Actor, createActor } from "xstate";
-import { coalescerMachine } from "../machines/coalescer.ts";
-import type { Clock } from "../runtime/clock.ts";
+import { coalescerMachine } from "../machines/coalescerMachine.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 
 /**

@@ -1,15 +1,15 @@
 import { type Observable, Subject } from "rxjs";
 import { type Actor, createActor } from "xstate";
-import { confirmationMachine } from "../machines/confirmation.ts";
-import { digestOf } from "../runtime/canonicalJson.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
+import { confirmationMachine } from "../machines/confirmationMachine.ts";
+import { digestOf } from "../runtime/calls/canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
   type ConfirmAnswer,
   type Confirmer,
   type ConfirmReply,
   type ConfirmRequest,
-} from "../runtime/confirmation.ts";
+} from "../runtime/calls/confirmer.ts";
+import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 
 /** An answer from the app's dialog. `tool` and `args`, when sent, must be what was asked. */

@@ -4,17 +4,17 @@
  */
 
 import { Data } from "effect";
-import type { App } from "../runtime/app.ts";
-import type { CallPath } from "../runtime/callPath.ts";
-import { createCallPath } from "../runtime/callPath.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
-import { CONFIRM_TIMEOUT_MS } from "../runtime/confirmation.ts";
-import type { Ids } from "../runtime/ids.ts";
-import type { Model } from "../runtime/model.ts";
-import type { User } from "../runtime/origin.ts";
-import type { RateLimitStore } from "../runtime/rateLimit.ts";
-import type { EventStore } from "../runtime/store.ts";
-import { defaultUserKey } from "../runtime/userKey.ts";
+import type { CallPath } from "../runtime/calls/callPath.ts";
+import { createCallPath } from "../runtime/calls/callPath.ts";
+import { CONFIRM_TIMEOUT_MS } from "../runtime/calls/confirmer.ts";
+import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
+import type { App } from "../runtime/commands/app.ts";
+import type { User } from "../runtime/commands/origin.ts";
+import { defaultUserKey } from "../runtime/commands/userKey.ts";
+import type { EventStore } from "../runtime/log/eventStore.ts";
+import { type Clock, systemClock } from "../runtime/ports/clock.ts";
+import type { Ids } from "../runtime/ports/ids.ts";
+import type { Model } from "../runtime/prompt/model.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
@@ -57,7 +57,7 @@ export interface HostOptions {
   readonly onError?: (error: unknown, where: { readonly clientId: string }) => void;
 }
 
-export { defaultUserKey } from "../runtime/userKey.ts";
+export { defaultUserKey } from "../runtime/commands/userKey.ts";
 
 /** A window asked for by a user who does not own it: thrown by `host.window`. */
 export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{

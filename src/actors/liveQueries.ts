@@ -16,14 +16,14 @@ import {
   switchMap,
   takeUntil,
 } from "rxjs";
-import { resourceOf } from "../runtime/abilities.ts";
-import { type App, userHas } from "../runtime/app.ts";
-import type { Activity } from "../runtime/audit.ts";
-import type { AnyCommand } from "../runtime/command.ts";
-import { issueLines, issuesOf } from "../runtime/issues.ts";
-import type { LiveResult } from "../runtime/liveResult.ts";
-import type { RunOrigin, User } from "../runtime/origin.ts";
-import type { NoteQuery, QueryOrigin } from "../runtime/windowNote.ts";
+import type { Activity } from "../runtime/calls/audit.ts";
+import { resourceOf } from "../runtime/commands/abilities.ts";
+import { type App, userHas } from "../runtime/commands/app.ts";
+import type { AnyCommand } from "../runtime/commands/command.ts";
+import { issueLines, issuesOf } from "../runtime/commands/issues.ts";
+import type { RunOrigin, User } from "../runtime/commands/origin.ts";
+import type { LiveResult } from "../runtime/prompt/liveResult.ts";
+import type { NoteQuery, QueryOrigin } from "../runtime/prompt/windowNote.ts";
 
 export type { LiveResult };
 

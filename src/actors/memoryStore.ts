@@ -2,8 +2,9 @@
  * The event store that keeps its logs in memory: the default, and the twin
  * tests use. Nothing outlives the process, and a dropped stream is gone.
  */
-import type { LogEvent, NewEvent } from "../runtime/events.ts";
-import { AppendConflict, type EventStore } from "../runtime/store.ts";
+
+import { AppendConflict, type EventStore } from "../runtime/log/eventStore.ts";
+import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
 
 /**
  * An {@link EventStore} over a `Map` of streams (`durable: false`). Events are

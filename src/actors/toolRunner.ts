@@ -6,13 +6,13 @@
 
 import type { Context } from "@opentelemetry/api";
 import { fromCallback, fromPromise } from "xstate";
-import type { ConversationEvent, RunToolsInput } from "../machines/conversation.ts";
-import type { CallPath } from "../runtime/callPath.ts";
+import type { ConversationEvent, RunToolsInput } from "../machines/conversationMachine.ts";
+import type { CallPath } from "../runtime/calls/callPath.ts";
+import type { Confirmer } from "../runtime/calls/confirmer.ts";
+import { auditOutcome, formatOutcome } from "../runtime/calls/outcome.ts";
 import { clip } from "../runtime/clip.ts";
-import type { Confirmer } from "../runtime/confirmation.ts";
-import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
-import type { Caller, User } from "../runtime/origin.ts";
-import { auditOutcome, formatOutcome } from "../runtime/outcome.ts";
+import type { Caller, User } from "../runtime/commands/origin.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../runtime/prompt/model.ts";
 import { endSpan, startSpan } from "./tracing.ts";
 import type { Unstamped } from "./windowLog.ts";
 

@@ -8,22 +8,27 @@ import type { Context } from "@opentelemetry/api";
 import { Data } from "effect";
 import { defer, filter, firstValueFrom, type Observable, throwError } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
-import { codeRunMachine } from "../machines/codeRun.ts";
-import { type CallModelInput, conversationMachine } from "../machines/conversation.ts";
-import type { App } from "../runtime/app.ts";
-import type { CallPath } from "../runtime/callPath.ts";
-import { offered } from "../runtime/catalog.ts";
+import { codeRunMachine } from "../machines/codeRunMachine.ts";
+import { type CallModelInput, conversationMachine } from "../machines/conversationMachine.ts";
+import type { CallPath } from "../runtime/calls/callPath.ts";
 import { clip } from "../runtime/clip.ts";
-import type { Clock } from "../runtime/clock.ts";
-import { isTurnEnd, type LogEvent, type TurnEnd, type UnstampedEvent } from "../runtime/events.ts";
-import { INTERRUPTED } from "../runtime/limits.ts";
-import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/model.ts";
-import type { User } from "../runtime/origin.ts";
-import type { PanelState } from "../runtime/panelItems.ts";
-import type { HistoryState, UsageState } from "../runtime/projections.ts";
-import type { EventStore } from "../runtime/store.ts";
-import { isoDate, systemPrompt } from "../runtime/systemPrompt.ts";
-import { NOTE_BOUNDS, windowNote } from "../runtime/windowNote.ts";
+import type { App } from "../runtime/commands/app.ts";
+import { offered } from "../runtime/commands/catalog.ts";
+import type { User } from "../runtime/commands/origin.ts";
+import type { EventStore } from "../runtime/log/eventStore.ts";
+import {
+  isTurnEnd,
+  type LogEvent,
+  type TurnEnd,
+  type UnstampedEvent,
+} from "../runtime/log/events.ts";
+import type { PanelState } from "../runtime/log/panelItems.ts";
+import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+import { INTERRUPTED } from "../runtime/prompt/limits.ts";
+import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/prompt/model.ts";
+import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
+import { NOTE_BOUNDS, windowNote } from "../runtime/prompt/windowNote.ts";
 import { coalescer } from "./coalescer.ts";
 import {
   type AnswerResult,
@@ -36,7 +41,7 @@ import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
-export type { TurnEnd } from "../runtime/events.ts";
+export type { TurnEnd } from "../runtime/log/events.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };

@@ -4,11 +4,11 @@
  * window needs are kept up to date; every appended event is published.
  */
 import { Observable, Subject } from "rxjs";
-import type { Clock } from "../runtime/clock.ts";
 import { StoreContractBroken } from "../runtime/errors.ts";
-import type { LogEvent, NewEvent } from "../runtime/events.ts";
-import { type PanelState, panelItems } from "../runtime/panelItems.ts";
-import type { Projection } from "../runtime/projection.ts";
+import type { EventStore } from "../runtime/log/eventStore.ts";
+import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
+import { type PanelState, panelItems } from "../runtime/log/panelItems.ts";
+import type { Projection } from "../runtime/log/projection.ts";
 import {
   type HistoryState,
   history,
@@ -18,16 +18,16 @@ import {
   status,
   type UsageState,
   usage,
-} from "../runtime/projections.ts";
-import type { EventStore } from "../runtime/store.ts";
+} from "../runtime/log/projections.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
 
 /** Several events onto an immutable state: one private replay, then shared (frozen like `apply`'s). */
 const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<LogEvent>): S =>
   Object.freeze(projection.fold(events, state));
 
-export type { UnstampedEvent as Unstamped } from "../runtime/events.ts";
+export type { UnstampedEvent as Unstamped } from "../runtime/log/events.ts";
 
-import type { UnstampedEvent as Unstamped } from "../runtime/events.ts";
+import type { UnstampedEvent as Unstamped } from "../runtime/log/events.ts";
 
 export interface WindowLog {
   readonly stream: string;

@@ -13,11 +13,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { AnyStateMachine } from "xstate";
-import { coalescerMachine } from "../machines/coalescer.ts";
-import { codeRunMachine } from "../machines/codeRun.ts";
-import { confirmationMachine } from "../machines/confirmation.ts";
-import { conversationMachine } from "../machines/conversation.ts";
-import type { CliIo } from "./command.ts";
+import { coalescerMachine } from "../machines/coalescerMachine.ts";
+import { codeRunMachine } from "../machines/codeRunMachine.ts";
+import { confirmationMachine } from "../machines/confirmationMachine.ts";
+import { conversationMachine } from "../machines/conversationMachine.ts";
+import type { CliIo } from "./cliCommand.ts";
 
 /** The machines exported, by the file name (without `.json`) each is written to. */
 export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {

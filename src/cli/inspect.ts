@@ -2,8 +2,8 @@
  * `inspect <app module> [--json]`: what each grant lets a model do, so a
  * reviewer sees at a glance which tools run without anyone being asked.
  */
-import type { App, Grant } from "../runtime/app.ts";
-import type { CliIo } from "./command.ts";
+import type { App, Grant } from "../runtime/commands/app.ts";
+import type { CliIo } from "./cliCommand.ts";
 import { loadApp } from "./loadApp.ts";
 
 /**

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Data } from "effect";
-import type { App } from "../runtime/app.ts";
+import type { App } from "../runtime/commands/app.ts";
 
 /** The app (`Loaded`), or why there is none (`NotLoaded`), in a sentence for the terminal. */
 export type LoadOutcome =

@@ -6,10 +6,10 @@
  * runs, so `--help` loads no adapter (not the MCP SDK, not XState's machines).
  */
 import { readFile } from "node:fs/promises";
-import { type CliCommand, type CliIo, EXIT } from "./command.ts";
+import { type CliCommand, type CliIo, EXIT } from "./cliCommand.ts";
 
-export type { CliCommand, CliIo } from "./command.ts";
-export { EXIT } from "./command.ts";
+export type { CliCommand, CliIo } from "./cliCommand.ts";
+export { EXIT } from "./cliCommand.ts";
 
 type Run = CliCommand["run"];
 

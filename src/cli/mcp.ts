@@ -4,7 +4,7 @@
  * everything said to people goes to stderr.
  */
 import { serveMcpStdio } from "../adapters/mcp/stdio.ts";
-import { type CliIo, EXIT } from "./command.ts";
+import { type CliIo, EXIT } from "./cliCommand.ts";
 import { loadApp } from "./loadApp.ts";
 
 /** Runs `mcp`: resolves with the exit code once the client has closed the connection. */

@@ -5,7 +5,7 @@
  */
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import type { CliIo } from "./command.ts";
+import type { CliIo } from "./cliCommand.ts";
 
 /** What a finding is. */
 export type FindingKind = "anthropic-key" | "openai-key" | "allow-browser";

@@ -7,9 +7,14 @@
  */
 import { Predicate } from "effect";
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
-import { countScriptCalls, fromCode, scriptEvents, toolCallsOf } from "../runtime/codeScripts.ts";
-import { tokensOf, type UnstampedEvent } from "../runtime/events.ts";
-import { budgetSpent, REFUSED, stepsSpent } from "../runtime/limits.ts";
+import { tokensOf, type UnstampedEvent } from "../runtime/log/events.ts";
+import {
+  countScriptCalls,
+  fromCode,
+  scriptEvents,
+  toolCallsOf,
+} from "../runtime/prompt/codeScripts.ts";
+import { budgetSpent, REFUSED, stepsSpent } from "../runtime/prompt/limits.ts";
 import {
   isModelError,
   type Message,
@@ -18,8 +23,8 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
   textOf,
-} from "../runtime/model.ts";
-import { type CodeRunOutput, codeRunMachine } from "./codeRun.ts";
+} from "../runtime/prompt/model.ts";
+import { type CodeRunOutput, codeRunMachine } from "./codeRunMachine.ts";
 
 /** What the machine starts from: its bounds and, after a rebuild, where the log left off. */
 export interface ConversationInput {

@@ -19,6 +19,8 @@
  * @packageDocumentation
  */
 
+export { SCRIPT_CUT_SHORT } from "../runtime/log/panelItems.ts";
+export { STOPPED_MARK } from "../runtime/log/projections.ts";
 export {
   budgetSpent,
   INTERRUPTED,
@@ -26,16 +28,14 @@ export {
   REFUSED,
   stepsSpent,
   tooManyCodeCalls,
-} from "../runtime/limits.ts";
-export { SCRIPT_CUT_SHORT } from "../runtime/panelItems.ts";
-export { STOPPED_MARK } from "../runtime/projections.ts";
-export { WINDOW_RULE } from "../runtime/systemPrompt.ts";
-export type { CoalescerEmitted, CoalescerEvent } from "./coalescer.ts";
-export { COALESCE_MS, coalescerMachine } from "./coalescer.ts";
-export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./codeRun.ts";
-export { codeRunMachine } from "./codeRun.ts";
-export type { ConfirmationEvent, ConfirmationInput } from "./confirmation.ts";
-export { confirmationMachine } from "./confirmation.ts";
+} from "../runtime/prompt/limits.ts";
+export { WINDOW_RULE } from "../runtime/prompt/systemPrompt.ts";
+export type { CoalescerEmitted, CoalescerEvent } from "./coalescerMachine.ts";
+export { COALESCE_MS, coalescerMachine } from "./coalescerMachine.ts";
+export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./codeRunMachine.ts";
+export { codeRunMachine } from "./codeRunMachine.ts";
+export type { ConfirmationEvent, ConfirmationInput } from "./confirmationMachine.ts";
+export { confirmationMachine } from "./confirmationMachine.ts";
 export type {
   CallModelInput,
   ConversationContext,
@@ -43,5 +43,5 @@ export type {
   ConversationEvent,
   ConversationInput,
   RunToolsInput,
-} from "./conversation.ts";
-export { conversationMachine } from "./conversation.ts";
+} from "./conversationMachine.ts";
+export { conversationMachine } from "./conversationMachine.ts";

@@ -1,4 +1,4 @@
-import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/confirmation.ts";
+import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/calls/confirmer.ts";
 
 /**
  * A confirmer that answers every request at once, by a fixed answer or a

@@ -4,16 +4,16 @@
  * through `standInMessagesApi`.
  */
 
-import { type Clock, systemClock } from "../runtime/clock.ts";
-import type { Usage } from "../runtime/events.ts";
+import type { Usage } from "../runtime/log/events.ts";
+import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import {
   kindOfStatus,
   type Model,
   ModelError,
   type ModelRequest,
   type ModelResponse,
-} from "../runtime/model.ts";
-import { countingIds } from "./ids.ts";
+} from "../runtime/prompt/model.ts";
+import { countingIds } from "./countingIds.ts";
 import {
   isFailure,
   type ScriptedReply,

@@ -4,15 +4,15 @@
  *
  * @packageDocumentation
  */
-import type { RateLimitStore } from "../runtime/rateLimit.ts";
+import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
 
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
 export { memoryStore } from "../actors/memoryStore.ts";
-export { memoryRateLimitStore } from "../runtime/rateLimit.ts";
-export { memorySecrets } from "../runtime/secrets.ts";
-export { memoryUsageStore } from "../runtime/usageStore.ts";
-export { type SimulatedClock, simulatedClock } from "./clock.ts";
+export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
+export { memorySecrets } from "../runtime/ports/secrets.ts";
+export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
 export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
+export { countingIds } from "./countingIds.ts";
 export {
   type FakeModel,
   type FakeModelOptions,
@@ -21,7 +21,6 @@ export {
   responseOf,
   wordsOf,
 } from "./fakeModel.ts";
-export { countingIds } from "./ids.ts";
 export {
   CODE_TOOL,
   type CodeRunScript,
@@ -45,6 +44,7 @@ export {
   type WireError,
   type WireMessage,
 } from "./script.ts";
+export { type SimulatedClock, simulatedClock } from "./simulatedClock.ts";
 export {
   type StandInMessagesApi,
   type StandInOptions,

@@ -5,9 +5,9 @@
  * twin plays it.
  */
 import { Data } from "effect";
-import type { Usage } from "../runtime/events.ts";
-import type { Ids } from "../runtime/ids.ts";
-import type { ContentBlock, StopReason } from "../runtime/model.ts";
+import type { Usage } from "../runtime/log/events.ts";
+import type { Ids } from "../runtime/ports/ids.ts";
+import type { ContentBlock, StopReason } from "../runtime/prompt/model.ts";
 
 /** A script that cannot be played (pieces that do not join to their text): thrown when it is played. */
 export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{

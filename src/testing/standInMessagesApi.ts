@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Ids } from "../runtime/ids.ts";
+import type { Ids } from "../runtime/ports/ids.ts";
 import {
   isFailure,
   type ScriptedFailure,

@@ -3,8 +3,8 @@
  * `text/event-stream`, built from the same message {@link toMessage} gives,
  * so a streamed answer and a whole one carry the same content.
  */
-import type { Ids } from "../runtime/ids.ts";
-import type { ContentBlock } from "../runtime/model.ts";
+import type { Ids } from "../runtime/ports/ids.ts";
+import type { ContentBlock } from "../runtime/prompt/model.ts";
 import { type ScriptedReply, ScriptInvalid, toMessage, type WireMessage } from "./script.ts";
 
 /** One server-sent event's data; its `type` is also the `event:` line. */

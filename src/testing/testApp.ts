@@ -6,14 +6,14 @@ import { filter, type Subscription } from "rxjs";
 import { createHost, type Host, type HostOptions } from "../actors/host.ts";
 import { memoryStore } from "../actors/memoryStore.ts";
 import type { AssistantWindow, TurnEnd } from "../actors/window.ts";
-import type { App } from "../runtime/app.ts";
-import type { Clock } from "../runtime/clock.ts";
-import type { EventOf, LogEvent } from "../runtime/events.ts";
-import type { Model, ModelRequest } from "../runtime/model.ts";
-import type { Origin, User } from "../runtime/origin.ts";
-import type { PanelState } from "../runtime/panelItems.ts";
-import type { HistoryState } from "../runtime/projections.ts";
-import { simulatedClock } from "./clock.ts";
+import type { App } from "../runtime/commands/app.ts";
+import type { Origin, User } from "../runtime/commands/origin.ts";
+import type { EventOf, LogEvent } from "../runtime/log/events.ts";
+import type { PanelState } from "../runtime/log/panelItems.ts";
+import type { HistoryState } from "../runtime/log/projections.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+import type { Model, ModelRequest } from "../runtime/prompt/model.ts";
+import { simulatedClock } from "./simulatedClock.ts";
 
 /** A command that ran during a turn: which, for whom, from where, and whether it succeeded. */
 export interface Ran {

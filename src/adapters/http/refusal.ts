@@ -8,7 +8,7 @@ import { WindowOwnerMismatch } from "../../actors/host.ts";
 import { LiveQueryRefused } from "../../actors/liveQueries.ts";
 import { PromptRefused, SelectionRefused } from "../../actors/window.ts";
 import type { BodyProblem } from "../web/body.ts";
-import { refusalResponse, UNAUTHENTICATED } from "../web/refusal.ts";
+import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
 import type { ErrorType } from "./contract.ts";
 
 /** A request refused with a status and an {@link ErrorBody}. */

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../../runtime/calls/confirmer.ts";
 import { clip } from "../../runtime/clip.ts";
-import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../../runtime/confirmation.ts";
 import { typesSdk } from "./sdk.ts";
 
 /** The form an MCP client shows to confirm a call: one yes/no field. */

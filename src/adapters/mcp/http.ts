@@ -5,11 +5,11 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { App } from "../../runtime/app.ts";
-import { canonicalJson } from "../../runtime/canonicalJson.ts";
-import { type Clock, systemClock } from "../../runtime/clock.ts";
-import type { User } from "../../runtime/origin.ts";
-import { refusalResponse, UNAUTHENTICATED } from "../web/refusal.ts";
+import { canonicalJson } from "../../runtime/calls/canonicalJson.ts";
+import type { App } from "../../runtime/commands/app.ts";
+import type { User } from "../../runtime/commands/origin.ts";
+import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
+import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
 import { streamableHttpSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
 

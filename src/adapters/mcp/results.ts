@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallOutcome, formatOutcome } from "../../runtime/calls/outcome.ts";
 import { clip } from "../../runtime/clip.ts";
-import { type CallOutcome, formatOutcome } from "../../runtime/outcome.ts";
 
 /**
  * The refusal when a tool needs a confirmation and the client has no

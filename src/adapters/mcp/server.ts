@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { App } from "../../runtime/app.ts";
-import { type CallPath, createCallPath } from "../../runtime/callPath.ts";
-import { offered, toolOf } from "../../runtime/catalog.ts";
-import { CONFIRM_TIMEOUT_MS } from "../../runtime/confirmation.ts";
-import type { User } from "../../runtime/origin.ts";
+import { type CallPath, createCallPath } from "../../runtime/calls/callPath.ts";
+import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
+import type { App } from "../../runtime/commands/app.ts";
+import { offered, toolOf } from "../../runtime/commands/catalog.ts";
+import type { User } from "../../runtime/commands/origin.ts";
 import { elicitationConfirmer } from "./elicitationConfirmer.ts";
 import { callResultOf } from "./results.ts";
 import { serverSdk, typesSdk } from "./sdk.ts";

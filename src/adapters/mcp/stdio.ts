@@ -4,7 +4,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { App } from "../../runtime/app.ts";
+import type { App } from "../../runtime/commands/app.ts";
 import { stdioSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer } from "./server.ts";
 

@@ -1,5 +1,5 @@
-import type { Tool } from "../../runtime/catalog.ts";
-import type { JsonSchema } from "../../runtime/command.ts";
+import type { Tool } from "../../runtime/commands/catalog.ts";
+import type { JsonSchema } from "../../runtime/commands/command.ts";
 
 /** A tool as MCP lists it: MCP wants an object schema at the root of both schemas. */
 export interface McpTool {

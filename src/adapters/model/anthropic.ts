@@ -6,7 +6,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ClientOptions } from "@anthropic-ai/sdk";
-import { type Model, ModelError, type ModelResponse } from "../../runtime/model.ts";
+import { type Model, ModelError, type ModelResponse } from "../../runtime/prompt/model.ts";
 import { sdk } from "./anthropicSdk.ts";
 import { streamed } from "./anthropicStream.ts";
 import { textOf, toModelError, toParams, toResponse } from "./anthropicWire.ts";

@@ -6,8 +6,8 @@
  * nothing listening leaves an unhandled rejection (#383).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ModelResponse } from "../../runtime/model.ts";
-import { ModelError } from "../../runtime/model.ts";
+import type { ModelResponse } from "../../runtime/prompt/model.ts";
+import { ModelError } from "../../runtime/prompt/model.ts";
 import { streaming } from "./anthropicSdk.ts";
 import { textOf, toModelError, toResponse, toStreamEventError } from "./anthropicWire.ts";
 

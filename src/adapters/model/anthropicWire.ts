@@ -10,8 +10,8 @@ import type {
   ModelErrorKind,
   ModelRequest,
   ModelResponse,
-} from "../../runtime/model.ts";
-import { kindOfStatus, kindOfType, ModelError } from "../../runtime/model.ts";
+} from "../../runtime/prompt/model.ts";
+import { kindOfStatus, kindOfType, ModelError } from "../../runtime/prompt/model.ts";
 import { sdk } from "./anthropicSdk.ts";
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;

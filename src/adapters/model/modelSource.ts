@@ -6,10 +6,10 @@
  * next step on.
  */
 import type { ClientOptions } from "@anthropic-ai/sdk";
-import { type Model, ModelError } from "../../runtime/model.ts";
-import type { User } from "../../runtime/origin.ts";
-import type { Secrets } from "../../runtime/secrets.ts";
-import { defaultUserKey } from "../../runtime/userKey.ts";
+import type { User } from "../../runtime/commands/origin.ts";
+import { defaultUserKey } from "../../runtime/commands/userKey.ts";
+import type { Secrets } from "../../runtime/ports/secrets.ts";
+import { type Model, ModelError } from "../../runtime/prompt/model.ts";
 import type { SourceName } from "../web/wire.ts";
 import { type AnthropicStreaming, anthropic } from "./anthropic.ts";
 

@@ -3,17 +3,17 @@
  * API key ever ships in the client. A fetch handler for `POST …/v1/messages`.
  */
 import { Either } from "effect";
-import { type Clock, systemClock } from "../../runtime/clock.ts";
-import type { Usage } from "../../runtime/events.ts";
-import type { User } from "../../runtime/origin.ts";
 import {
   isRateLimit,
   memoryRateLimitStore,
   type RateLimit,
   type RateLimitStore,
-} from "../../runtime/rateLimit.ts";
-import type { UsageStore } from "../../runtime/usageStore.ts";
-import { defaultUserKey } from "../../runtime/userKey.ts";
+} from "../../runtime/calls/rateLimit.ts";
+import type { User } from "../../runtime/commands/origin.ts";
+import { defaultUserKey } from "../../runtime/commands/userKey.ts";
+import type { Usage } from "../../runtime/log/events.ts";
+import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
+import type { UsageStore } from "../../runtime/ports/usageStore.ts";
 import { type BodyProblem, readJson } from "../web/body.ts";
 import {
   internalError,

@@ -3,7 +3,7 @@
  * the client's, the answer passed back (the event stream as it arrives, byte
  * for byte; anything else whole), under an idle timeout on the injected clock.
  */
-import type { Clock } from "../../runtime/clock.ts";
+import type { Clock } from "../../runtime/ports/clock.ts";
 import { errorResponse, upstreamTimeout, upstreamUnreachable } from "./errors.ts";
 import type { UsageMeter } from "./usageMeter.ts";
 

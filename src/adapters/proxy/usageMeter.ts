@@ -4,7 +4,7 @@
  * whatever ends the request: the end, an error, the client leaving.
  */
 import { createParser } from "eventsource-parser";
-import type { Usage } from "../../runtime/events.ts";
+import type { Usage } from "../../runtime/log/events.ts";
 
 /** The API's usage fields, as `message_start`, `message_delta` and a whole message carry them. */
 interface WireUsage {

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Data } from "effect";
-import type { Secrets } from "../../runtime/secrets.ts";
+import type { Secrets } from "../../runtime/ports/secrets.ts";
 
 /** The file's mode: its owner reads and writes, nobody else. */
 const FILE_MODE = 0o600;

@@ -5,8 +5,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { RateDecision, RateLimit, RateLimitStore } from "../../runtime/rateLimit.ts";
-import type { UsageCounts, UsageStore, UsageTotals } from "../../runtime/usageStore.ts";
+import type { RateDecision, RateLimit, RateLimitStore } from "../../runtime/calls/rateLimit.ts";
+import type { UsageCounts, UsageStore, UsageTotals } from "../../runtime/ports/usageStore.ts";
 import { ioredis } from "./ioredis.ts";
 
 /** How a {@link redisStore} names its keys. */

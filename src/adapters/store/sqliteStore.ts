@@ -4,8 +4,8 @@
  */
 import { Schema, SchemaAST } from "effect";
 import { InvariantBroken } from "../../runtime/errors.ts";
-import { LogEvent, type NewEvent } from "../../runtime/events.ts";
-import { AppendConflict, type EventStore } from "../../runtime/store.ts";
+import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
+import { LogEvent, type NewEvent } from "../../runtime/log/events.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
 
 /** How a {@link sqliteStore} opens its database. */

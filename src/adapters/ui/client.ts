@@ -4,7 +4,7 @@
  * streams of results.
  */
 
-import type { LogEvent } from "../../runtime/events.ts";
+import type { LogEvent } from "../../runtime/log/events.ts";
 import type {
   ConfirmResponse,
   ErrorBody,

@@ -7,9 +7,11 @@
  */
 import { defineAssistantPanel } from "./panel.ts";
 
-export { isAppPath } from "../../runtime/link.ts";
-export type { PanelItem, PanelState, ScriptStep } from "../../runtime/panelItems.ts";
-export { panelItems } from "../../runtime/panelItems.ts";
+export { isAppPath } from "../../runtime/commands/link.ts";
+export type { PanelItem, PanelState, ScriptStep } from "../../runtime/log/panelItems.ts";
+export { panelItems } from "../../runtime/log/panelItems.ts";
+export type { AssistantSnapshot, AssistantStore, AssistantStoreOptions } from "./assistantStore.ts";
+export { createAssistantStore } from "./assistantStore.ts";
 export type {
   AssistantClient,
   AssistantClientOptions,
@@ -26,7 +28,5 @@ export type { Backoff } from "./eventStream.ts";
 export { assistant, installAssistant, openAssistant } from "./installed.ts";
 export { stepHref } from "./links.ts";
 export { AssistantPanel, defineAssistantPanel, PANEL_TAG } from "./panel.ts";
-export type { AssistantSnapshot, AssistantStore, AssistantStoreOptions } from "./store.ts";
-export { createAssistantStore } from "./store.ts";
 
 defineAssistantPanel();

@@ -2,7 +2,7 @@
  * The page's assistant: one store installed for the whole page, so any code
  * can open the panel or tell what the user selected without passing it around.
  */
-import type { AssistantStore } from "./store.ts";
+import type { AssistantStore } from "./assistantStore.ts";
 
 let installed: AssistantStore | undefined;
 /** Told when a store is installed: panels already on the page that have none take it. */

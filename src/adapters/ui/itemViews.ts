@@ -2,7 +2,7 @@
  * One view per kind of panel item, built with text nodes only. Answers are
  * patched in place while they stream; the others are rebuilt when they change.
  */
-import type { PanelItem, ScriptStep } from "../../runtime/panelItems.ts";
+import type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
 import { h } from "./dom.ts";
 import { stepHref } from "./links.ts";
 

@@ -1,5 +1,5 @@
 /** Where a tool step may point: only into the app, as a hash route (U2). */
-import { isAppPath } from "../../runtime/link.ts";
+import { isAppPath } from "../../runtime/commands/link.ts";
 
 /**
  * The `href` for a step's link: `#` and the app path, or undefined for a link

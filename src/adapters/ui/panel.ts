@@ -4,12 +4,12 @@
  * app (U2). Items are kept by key, so a change rebuilds only what changed and
  * the textarea keeps its value and focus.
  */
-import type { PanelItem } from "../../runtime/panelItems.ts";
+import type { PanelItem } from "../../runtime/log/panelItems.ts";
+import type { AssistantSnapshot, AssistantStore } from "./assistantStore.ts";
 import { h } from "./dom.ts";
 import { whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, type ViewContext } from "./itemViews.ts";
 import { PANEL_CSS } from "./panelStyle.ts";
-import type { AssistantSnapshot, AssistantStore } from "./store.ts";
 
 /** The element's tag name. */
 export const PANEL_TAG = "elyra-assistant-panel";

@@ -5,7 +5,7 @@
  * wire's words (the assistant's routes, the proxy).
  */
 import { Either, type ParseResult, Schema } from "effect";
-import { issueLines, issuesOf } from "../../runtime/issues.ts";
+import { issueLines, issuesOf } from "../../runtime/commands/issues.ts";
 
 /**
  * Why a request's value could not be read: a body over the limit, one that

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
+import { refusalResponse } from "./errorAnswer.ts";
 import type { FetchHandler } from "./fetchHandler.ts";
-import { refusalResponse } from "./refusal.ts";
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {

@@ -5,7 +5,7 @@
  * that decode requests) and the browser client (`elyra-assistant/ui`). It
  * imports nothing, so a page that uses it carries no schema library.
  */
-import type { LiveResult } from "../../runtime/liveResult.ts";
+import type { LiveResult } from "../../runtime/prompt/liveResult.ts";
 
 export type { LiveResult };
 

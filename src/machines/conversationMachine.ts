@@ -5,8 +5,8 @@
  * says what happened by emitting log events, and the model and the tools are
  * actors the host provides.
  */
-import { fromCode, toolCallsOf } from "../runtime/codeScripts.ts";
-import type { CodeRunInput } from "./codeRun.ts";
+import { fromCode, toolCallsOf } from "../runtime/prompt/codeScripts.ts";
+import type { CodeRunInput } from "./codeRunMachine.ts";
 import { conversationSetup, initialContext } from "./conversationSetup.ts";
 
 export type {

@@ -1,5 +1,5 @@
 import { ParseResult } from "effect";
-import { clip as clipTo } from "./clip.ts";
+import { clip as clipTo } from "../clip.ts";
 
 /** One decoding problem: where (`address.zip`, `items[2]`) and what. */
 export interface Issue {

@@ -14,8 +14,8 @@ import {
   lateResult,
   MAX_CODE_CALLS,
   tooManyCodeCalls,
-} from "../runtime/limits.ts";
-import type { ToolResultBlock, ToolUseBlock } from "../runtime/model.ts";
+} from "../runtime/prompt/limits.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../runtime/prompt/model.ts";
 
 export interface CodeRunInput {
   /** The pending calls of this pause, in order. */

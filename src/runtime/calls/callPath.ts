@@ -1,17 +1,17 @@
 import { Either } from "effect";
 import { type Observable, Subject } from "rxjs";
-import { type App, type Grant, userHas } from "./app.ts";
+import { clip } from "../clip.ts";
+import { type App, type Grant, userHas } from "../commands/app.ts";
+import { grantOf } from "../commands/catalog.ts";
+import type { Command } from "../commands/command.ts";
+import { issueLines, issuesOf } from "../commands/issues.ts";
+import { fillLink } from "../commands/link.ts";
+import type { Caller, Origin, User } from "../commands/origin.ts";
+import { type Clock, systemClock } from "../ports/clock.ts";
+import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
 import { digestOf } from "./canonicalJson.ts";
-import { grantOf } from "./catalog.ts";
-import { clip } from "./clip.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import type { Command } from "./command.ts";
-import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmation.ts";
-import { type Ids, randomIds } from "./ids.ts";
-import { issueLines, issuesOf } from "./issues.ts";
-import { fillLink } from "./link.ts";
-import type { Caller, Origin, User } from "./origin.ts";
+import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmer.ts";
 import { type AuditOutcome, auditOutcome, type CallOutcome } from "./outcome.ts";
 import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
 

@@ -5,7 +5,7 @@
  * at most 2 048 UTF-8 bytes, or null when there is nothing worth saying,
  * comes out.
  */
-import { clip } from "./clip.ts";
+import { clip } from "../clip.ts";
 
 /** The note's bounds. */
 export const NOTE_BOUNDS = {

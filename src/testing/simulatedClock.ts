@@ -1,5 +1,5 @@
 import { SimulatedClock as XStateSimulatedClock } from "xstate";
-import type { Clock } from "../runtime/clock.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
 
 /**
  * A clock whose time moves only when the test moves it. It is XState's

@@ -1,10 +1,10 @@
 import { Either, Schema } from "effect";
+import type { RateLimit } from "../calls/rateLimit.ts";
+import { AppConfigError, CommandDefinitionError } from "../errors.ts";
 import { coveredByAny, isAbilityPattern } from "./abilities.ts";
 import type { AnyCommand, Command } from "./command.ts";
-import { AppConfigError, CommandDefinitionError } from "./errors.ts";
 import { issueLines, issuesOf } from "./issues.ts";
 import type { User } from "./origin.ts";
-import type { RateLimit } from "./rateLimit.ts";
 
 const Pattern = Schema.String.pipe(
   Schema.filter(isAbilityPattern, {

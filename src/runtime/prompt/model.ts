@@ -4,7 +4,7 @@
  * through and the runtime needs no SDK.
  */
 import { Data, Predicate } from "effect";
-import type { Usage } from "./events.ts";
+import type { Usage } from "../log/events.ts";
 
 export type TextBlock = { readonly type: "text"; readonly text: string };
 export type ToolUseBlock = {

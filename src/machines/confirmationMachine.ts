@@ -4,7 +4,7 @@
  * tool and the argument digest; the machine is what waits.
  */
 import { assign, setup } from "xstate";
-import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer } from "../runtime/confirmation.ts";
+import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer } from "../runtime/calls/confirmer.ts";
 
 export interface ConfirmationInput {
   readonly confirmId: string;

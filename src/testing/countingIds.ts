@@ -1,4 +1,4 @@
-import type { Ids } from "../runtime/ids.ts";
+import type { Ids } from "../runtime/ports/ids.ts";
 
 /** Ids `prefix-1`, `prefix-2`, … in order. */
 export const countingIds = (prefix = "id"): Ids => {

@@ -1,9 +1,9 @@
 import { SchemaAST as AST, Either, JSONSchema, type ParseResult, Schema } from "effect";
+import { isRateLimit, type RateLimit } from "../calls/rateLimit.ts";
+import { CommandDefinitionError } from "../errors.ts";
 import { isAbility, resourceOf } from "./abilities.ts";
-import { CommandDefinitionError } from "./errors.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { RunOrigin, User } from "./origin.ts";
-import { isRateLimit, type RateLimit } from "./rateLimit.ts";
 
 /** What a command's `run` gets besides its arguments. */
 export interface CommandContext {

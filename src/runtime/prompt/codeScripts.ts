@@ -6,7 +6,7 @@
  * wire's blocks, so the conversation machine reads no wire shape itself.
  */
 import { Predicate } from "effect";
-import type { UnstampedEvent } from "./events.ts";
+import type { UnstampedEvent } from "../log/events.ts";
 import type { ContentBlock, ModelResponse, ToolUseBlock } from "./model.ts";
 
 /** The `tool_use` blocks of a response, in order; none without a response. */

@@ -6,8 +6,8 @@
  * also calls its listener at once with the current snapshot, as Svelte's store
  * contract asks.
  */
-import type { LogEvent } from "../../runtime/events.ts";
-import { type PanelItem, type PanelState, panelItems } from "../../runtime/panelItems.ts";
+import type { LogEvent } from "../../runtime/log/events.ts";
+import { type PanelItem, type PanelState, panelItems } from "../../runtime/log/panelItems.ts";
 import type { AssistantClient, ConfirmEcho } from "./client.ts";
 import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
 

@@ -4,8 +4,8 @@
  * updates and a `fold(events)` that replays a whole log in one immer draft.
  */
 import type { Draft } from "immer";
+import type { Message } from "../prompt/model.ts";
 import { isTurnEnd, tokensOf } from "./events.ts";
-import type { Message } from "./model.ts";
 import { type Projection, projectionOf } from "./projection.ts";
 
 export type { Projection } from "./projection.ts";

@@ -1,6 +1,6 @@
-import { clip } from "./clip.ts";
-import type { Issue } from "./issues.ts";
-import { issueLines } from "./issues.ts";
+import { clip } from "../clip.ts";
+import type { Issue } from "../commands/issues.ts";
+import { issueLines } from "../commands/issues.ts";
 
 /** How one tool call ended. Every refusal means the command did not run. */
 export type CallOutcome =

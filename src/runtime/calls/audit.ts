@@ -1,5 +1,5 @@
 import { Schema } from "effect";
-import type { Caller, Origin } from "./origin.ts";
+import type { Caller, Origin } from "../commands/origin.ts";
 
 /**
  * The audit record of one tool call, from the assistant or an agent. It
