@@ -5,182 +5,36 @@
  * crash is recorded as interrupted and nothing it started runs again.
  */
 import type { Context } from "@opentelemetry/api";
-import { Data } from "effect";
-import { defer, filter, firstValueFrom, type Observable, throwError } from "rxjs";
-import { type Actor, createActor, fromPromise } from "xstate";
-import { codeRunMachine } from "../machines/codeRunMachine.ts";
-import { type CallModelInput, conversationMachine } from "../machines/conversationMachine.ts";
+import { defer, filter, firstValueFrom, throwError } from "rxjs";
+import { type Actor, createActor } from "xstate";
+import type { conversationMachine } from "../machines/conversationMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
-import { clip } from "../runtime/clip.ts";
 import type { App } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
 import type { EventStore } from "../runtime/log/eventStore.ts";
-import {
-  isTurnEnd,
-  type LogEvent,
-  type TurnEnd,
-  type UnstampedEvent,
-} from "../runtime/log/events.ts";
-import type { PanelState } from "../runtime/log/panelItems.ts";
-import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
+import { isTurnEnd, type TurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
+import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
-import { type Model, type ModelResponse, type ModelTool, textOf } from "../runtime/prompt/model.ts";
+import type { Model } from "../runtime/prompt/model.ts";
+import { requestTools } from "../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
-import { NOTE_BOUNDS, windowNote } from "../runtime/prompt/windowNote.ts";
+import { windowNote } from "../runtime/prompt/windowNote.ts";
+import { type AssistantWindow, PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
-import {
-  type AnswerResult,
-  type ConfirmationBroker,
-  confirmationBroker,
-} from "./confirmationBroker.ts";
+import type { hostMachine, WindowBinding } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
-import { LiveQueryRefused, type LiveRegistry, type LiveResult } from "./liveQueries.ts";
-import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
+import { LiveQueryRefused, type LiveRegistry } from "./liveQueries.ts";
+import { modelStep } from "./modelStep.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
+import { windowConfirmations } from "./windowConfirmations.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
-
-/** What a prompt carries: the text and the route the user is on. */
-export type PromptInput = string | { readonly text: string; readonly route?: string | null };
-
-/** A prompt that cannot start: a turn already runs, the app has no assistant, the window failed or closed. */
-export class PromptRefused extends Data.TaggedError("PromptRefused")<{
-  readonly reason: "turnInProgress" | "noAssistant" | "windowFailed" | "closed";
-  readonly message: string;
-}> {}
-
-/** A selection that cannot be made: a kind with no name, or ids that are not strings or numbers. */
-export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
-  readonly detail: string;
-}> {
-  override get message(): string {
-    return `selection refused: ${this.detail}`;
-  }
-}
-
-/** A route as the window keeps it: one that is only whitespace is none. */
-const routeOf = (route: string | null | undefined): string | null =>
-  route === undefined || route === null || route.trim() === "" ? null : route;
-
-/**
- * The tools a request carries. In code mode each tool that needs no
- * confirmation may also be called from code (`allowed_callers`, guidance to
- * the model: the call path refuses a confirm tool called from code whatever
- * it sends), and the code execution tool comes last.
- */
-const requestTools = (
-  assistant: NonNullable<App["assistant"]>,
-  tools: ReadonlyArray<{
-    readonly name: string;
-    readonly description: string;
-    readonly inputSchema: Readonly<Record<string, unknown>>;
-  }>,
-): ReadonlyArray<ModelTool> => {
-  const out: ModelTool[] = tools.map((t): ModelTool => {
-    const tool = { name: t.name, description: t.description, input_schema: t.inputSchema };
-    const can = assistant.tools.get(t.name)?.can;
-    return assistant.codeMode && can !== undefined && !assistant.needsConfirm(can)
-      ? { ...tool, allowed_callers: ["direct", assistant.codeExecutionTool] }
-      : tool;
-  });
-  if (assistant.codeMode) out.push({ type: assistant.codeExecutionTool, name: "code_execution" });
-  return out;
-};
-
-/** One window's conversation, as the app and its transports use it. */
-export interface AssistantWindow {
-  readonly clientId: string;
-  /** Resolves once the window's log is loaded (methods wait for it themselves). */
-  readonly ready: Promise<void>;
-  /**
-   * Starts a turn and resolves with the event that ended it. `onStarted` is
-   * told the turn's number once it has started, for callers that answer then.
-   */
-  readonly prompt: (
-    input: PromptInput,
-    options?: { readonly onStarted?: (turn: number) => void },
-  ) => Promise<TurnEnd>;
-  /** Answers a confirmation of this window, once. */
-  readonly confirm: (
-    confirmId: string,
-    accept: boolean,
-    echo?: { readonly tool?: string; readonly args?: unknown },
-  ) => Promise<AnswerResult>;
-  /**
-   * Opens a live query of this window's screen: a `live` command's result now
-   * and after each write that changes it. The next turn's note names it.
-   */
-  readonly live: (command: string, args: unknown) => Observable<LiveResult>;
-  /**
-   * Replaces what is selected of `kind` (`[]` clears it), on `route` (the last
-   * prompt's route by default). A turn from another route drops it.
-   *
-   * @throws {SelectionRefused} for a kind with no name or ids that are not strings or numbers.
-   */
-  readonly select: (
-    kind: string,
-    ids: ReadonlyArray<string | number>,
-    options?: { readonly route?: string | null },
-  ) => Promise<void>;
-  /** Stops the turn: the model request is aborted; a command already running finishes on its own. */
-  readonly stop: () => void;
-  /** Stops any turn and forgets the conversation (its log keeps a `Reset`). */
-  readonly reset: () => Promise<void>;
-  /** The window's log events from `fromSeq` on, then each new one. */
-  readonly events$: (fromSeq?: number) => Observable<LogEvent>;
-  readonly panel: () => PanelState;
-  readonly history: () => HistoryState;
-  readonly usage: () => UsageState;
-  /** The conversation machine's state, e.g. `"idle"` or `{ turn: "requesting" }`. */
-  readonly state: () => unknown;
-  /** The machine's bookkeeping that the log must agree with. */
-  readonly context: () => { readonly turn: number; readonly tokensUsed: number };
-  /** Whether the window was given up after repeated crashes (open it again to start afresh). */
-  readonly failed: () => boolean;
-  /** The seq of the last stored event. */
-  readonly lastSeq: () => number;
-  /** Waits until every event so far is stored. */
-  readonly settled: () => Promise<void>;
-  /** Stops the actor; a memory store forgets the log, a durable one keeps it. */
-  readonly close: () => Promise<void>;
-}
-
-/**
- * What the host's one conversation machine needs of each window, found by its actor system.
- *
- * @internal
- */
-export interface WindowBinding {
-  readonly callModel: (input: CallModelInput, signal: AbortSignal) => Promise<ModelResponse>;
-  readonly tools: ToolRunnerWindow;
-}
-
-/**
- * The conversation machine with the host's actors plugged in, once for all windows.
- *
- * @internal
- */
-export const hostMachine = (path: CallPath, bindings: WeakMap<object, WindowBinding>) => {
-  const bound = (system: unknown): WindowBinding => {
-    const binding = bindings.get(system as object);
-    if (binding === undefined) throw new Error("no window is bound to this actor system");
-    return binding;
-  };
-  return conversationMachine.provide({
-    actors: {
-      callModel: fromPromise<ModelResponse, CallModelInput>(({ input, signal, system }) =>
-        bound(system).callModel(input, signal),
-      ),
-      runTools: toolRunner(path, (system) => bound(system).tools),
-      codeRun: codeRunMachine.provide({
-        actors: { runCall: codeCallRunner(path, (system) => bound(system).tools) },
-      }),
-    },
-  });
-};
+export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
+export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
+export { hostMachine, type WindowBinding } from "./hostMachine.ts";
 
 /**
  * What a window needs from its host.
@@ -249,93 +103,31 @@ export const openWindow = (
   };
   /** The running turn's span context: its model steps and command calls are its children. */
   let turnContext: Context | undefined;
-  /** The text the step in flight has told so far: what Stop keeps of it. */
-  let streamed = "";
 
-  // Made at the first confirmation: most windows never ask one, and an idle window should cost little.
-  let broker: ConfirmationBroker | undefined;
-  const confirmations = (): ConfirmationBroker => {
-    if (broker !== undefined) return broker;
-    broker = confirmationBroker({
-      clock: deps.clock,
-      ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
-    });
-    broker.requests$.subscribe((request) => {
-      void record({
-        _tag: "ConfirmRequested",
-        turn: currentTurn(),
-        confirmId: request.confirmId,
-        callId: request.callId,
-        tool: request.tool,
-        description: request.description,
-        args: request.args,
-      });
-    });
-    broker.settled$.subscribe(({ request, answer }) => {
-      void record({
-        _tag: "ConfirmAnswered",
-        turn: currentTurn(),
-        confirmId: request.confirmId,
-        answer,
-      });
-    });
-    return broker;
-  };
+  const confirmations = windowConfirmations({
+    clock: deps.clock,
+    ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
+    record,
+    turn: currentTurn,
+  });
+  const step = modelStep({
+    model: deps.model,
+    ...(deps.modelFor === undefined ? {} : { modelFor: deps.modelFor }),
+    modelName: assistant?.model ?? "claude-sonnet-5-5",
+    maxTokensPerStep: deps.maxTokensPerStep,
+    user: () => user,
+    system: () => system,
+    trace: () => turnContext,
+    text,
+  });
 
   const binding: WindowBinding = {
-    callModel: async (input, signal) => {
-      streamed = "";
-      const model = deps.modelFor?.(user) ?? deps.model;
-      const modelName = assistant?.model ?? "claude-sonnet-5-5";
-      const span = startSpan(
-        "elyra.model.step",
-        {
-          "gen_ai.system": "anthropic",
-          "gen_ai.request.model": modelName,
-          "elyra.step": input.step,
-        },
-        turnContext,
-      );
-      let response: ModelResponse;
-      try {
-        response = await model.step(
-          {
-            model: modelName,
-            system,
-            messages: input.messages,
-            tools: input.tools,
-            maxTokens: deps.maxTokensPerStep,
-            ...(input.container === null ? {} : { container: input.container }),
-          },
-          {
-            signal,
-            onText: (piece) => {
-              // A piece in flight when Stop was pressed is not told.
-              if (signal.aborted) return;
-              streamed += piece;
-              text.push(input.step, piece);
-            },
-          },
-        );
-      } catch (error) {
-        endSpan(span, {}, error instanceof Error ? error.message : String(error));
-        throw error;
-      }
-      endSpan(span, {
-        "gen_ai.response.finish_reasons": [response.stopReason],
-        "gen_ai.usage.input_tokens": response.usage.inputTokens,
-        "gen_ai.usage.output_tokens": response.usage.outputTokens,
-      });
-      // A model that answered whole told nothing yet: its text is told now, as one piece.
-      if (streamed === "") text.push(input.step, textOf(response.content));
-      streamed = "";
-      return response;
-    },
+    callModel: step.call,
     tools: {
       clientId,
       user: () => user,
       offered: () => offeredNow,
-      confirmer: { ask: (request, signal) => confirmations().ask(request, signal) },
+      confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
       log: (event) => void record(event),
       turn: currentTurn,
       trace: () => turnContext,
@@ -477,6 +269,7 @@ export const openWindow = (
     },
     confirm: async (confirmId, accept, echo = {}) => {
       await ready;
+      const broker = confirmations.made();
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
     },
@@ -490,38 +283,21 @@ export const openWindow = (
           : deps.live.subscribe({ clientId, user, currentUser: () => user }, command, args),
       ),
     select: async (kind, ids, options = {}) => {
-      if (typeof kind !== "string" || kind.trim() === "")
-        throw new SelectionRefused({ detail: "a selection needs a kind with a name" });
-      if (
-        !Array.isArray(ids) ||
-        !ids.every(
-          (id) => typeof id === "string" || (typeof id === "number" && Number.isFinite(id)),
-        )
-      )
-        throw new SelectionRefused({ detail: "ids must be strings or finite numbers" });
+      const problem = selectionProblem(kind, ids);
+      if (problem !== undefined) throw new SelectionRefused({ detail: problem });
       await live();
       const route = options.route === undefined ? lastRoute : routeOf(options.route);
       lastRoute = route;
-      // The log keeps what the note can show: a kind's name cut at 64, at most 100 ids, and the count.
-      await record({
-        _tag: "SelectionChanged",
-        turn: 0,
-        kind: clip(kind, NOTE_BOUNDS.kindName),
-        ids: ids
-          .slice(0, NOTE_BOUNDS.idsPerKind)
-          .map((id) => (typeof id === "string" ? clip(id, NOTE_BOUNDS.argumentString) : id)),
-        ...(ids.length > NOTE_BOUNDS.idsPerKind ? { total: ids.length } : {}),
-        route,
-      });
+      await record(selectionChanged(kind, ids, route));
     },
     stop: () => {
       text.flush();
-      actor?.send({ type: "STOP", streamed });
+      actor?.send({ type: "STOP", streamed: step.streamed() });
     },
     reset: async () => {
       const running = await live();
       text.flush();
-      running.send({ type: "RESET", streamed });
+      running.send({ type: "RESET", streamed: step.streamed() });
       await log.idle();
     },
     events$: (fromSeq) => log.events$(fromSeq),
@@ -547,7 +323,7 @@ export const openWindow = (
       // A turn still running ends Stopped, so its prompt settles and its log is whole.
       if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
         text.flush();
-        actor.send({ type: "STOP", streamed });
+        actor.send({ type: "STOP", streamed: step.streamed() });
       }
       closed = true;
       deps.live.close(clientId);

@@ -1,0 +1,55 @@
+/**
+ * A window's confirmations: its broker, made at the first confirmation (most
+ * windows never ask one, and an idle window should cost little), each
+ * request and each answer logged in the turn that asked it.
+ */
+import type { UnstampedEvent } from "../runtime/log/events.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+import { type ConfirmationBroker, confirmationBroker } from "./confirmationBroker.ts";
+import type { InspectObserver } from "./inspection.ts";
+
+export interface WindowConfirmations {
+  /** The broker, made now if there is none yet. */
+  readonly broker: () => ConfirmationBroker;
+  /** The broker if one was made. */
+  readonly made: () => ConfirmationBroker | undefined;
+}
+
+export const windowConfirmations = (deps: {
+  readonly clock: Clock;
+  readonly inspect?: InspectObserver;
+  readonly record: (event: UnstampedEvent) => unknown;
+  readonly turn: () => number;
+}): WindowConfirmations => {
+  let broker: ConfirmationBroker | undefined;
+  return {
+    made: () => broker,
+    broker: () => {
+      if (broker !== undefined) return broker;
+      broker = confirmationBroker({
+        clock: deps.clock,
+        ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
+      });
+      broker.requests$.subscribe((request) => {
+        void deps.record({
+          _tag: "ConfirmRequested",
+          turn: deps.turn(),
+          confirmId: request.confirmId,
+          callId: request.callId,
+          tool: request.tool,
+          description: request.description,
+          args: request.args,
+        });
+      });
+      broker.settled$.subscribe(({ request, answer }) => {
+        void deps.record({
+          _tag: "ConfirmAnswered",
+          turn: deps.turn(),
+          confirmId: request.confirmId,
+          answer,
+        });
+      });
+      return broker;
+    },
+  };
+};
