@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
+import { SOURCE_CONDITION } from "./spec/fixtures/sourceNode.ts";
 
 /** The package's own export condition: `elyra-assistant/*` resolves to src/, not the compiled dist/. */
-const conditions = ["@elyra-assistant/source"];
+const conditions = [SOURCE_CONDITION];
 
 export default defineConfig({
   resolve: { conditions },
