@@ -15,10 +15,11 @@ import type { EventStore } from "../runtime/log/eventStore.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { Model } from "../runtime/prompt/model.ts";
+import { hostMachine, type WindowBinding } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
-import { type AssistantWindow, hostMachine, openWindow, type WindowBinding } from "./window.ts";
+import { type AssistantWindow, openWindow } from "./window.ts";
 
 export interface HostOptions {
   readonly model: Model;

@@ -34,7 +34,6 @@ import { type WindowLog, windowLog } from "./windowLog.ts";
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
-export { hostMachine, type WindowBinding } from "./hostMachine.ts";
 
 /**
  * What a window needs from its host.
