@@ -233,6 +233,7 @@ describe("public exports", () => {
   it("elyra-assistant/machines", () => {
     expect(Object.keys(machines).sort()).toMatchInlineSnapshot(`
       [
+        "ActorNotProvided",
         "COALESCE_MS",
         "INTERRUPTED",
         "REFUSED",
@@ -243,9 +244,12 @@ describe("public exports", () => {
         "coalescerMachine",
         "codeRunMachine",
         "confirmationMachine",
+        "conversationId",
         "conversationMachine",
         "lateResult",
+        "recoveryId",
         "stepsSpent",
+        "supervisorMachine",
         "tooManyCodeCalls",
       ]
     `);

@@ -13,7 +13,7 @@ import {
 import { createApp, createHost } from "elyra-assistant";
 import { fakeModel } from "elyra-assistant/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { InspectionEvent } from "xstate";
+import type { AnyActorRef, InspectionEvent } from "xstate";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
 const exporter = new InMemorySpanExporter();
@@ -137,6 +137,55 @@ describe("inspect", () => {
     expect(machines).toContain("coalescer");
     expect(machines).toContain("logic"); // callModel and runTools, invoked by the conversation
     expect(seen.some((e) => e.type === "@xstate.snapshot")).toBe(true);
+    await host.close();
+  });
+
+  it("shows who supervises whom: the supervisor → each conversation → its model step, tool run, confirmation and coalescer", async () => {
+    const { app } = appOf();
+    const created: AnyActorRef[] = [];
+    const host = createHost(app, {
+      model: fakeModel()
+        .toolCall("customers_delete", { id: 1 })
+        .says("Kept.")
+        .toolCall("customers_delete", { id: 1 })
+        .says("Kept."),
+      inspect: (event) => {
+        if (event.type === "@xstate.actor") created.push(event.actorRef as AnyActorRef);
+      },
+    });
+    const windows = ["a", "b"].map((id) => host.window(id, { user: ada }));
+    for (const w of windows) {
+      w.events$().subscribe((e) => {
+        if (e._tag === "ConfirmRequested") void w.confirm(e.confirmId, false);
+      });
+      await w.prompt("Delete customer 1");
+      await w.settled();
+    }
+    const machineOf = (ref: AnyActorRef | undefined) =>
+      (ref?.getSnapshot() as { machine?: { id: string } } | undefined)?.machine?.id ?? "logic";
+    const supervisors = created.filter((ref) => machineOf(ref) === "supervisor");
+    expect(supervisors).toHaveLength(1);
+    expect(supervisors[0]?._parent).toBeUndefined();
+    const conversations = created.filter((ref) => machineOf(ref) === "conversation");
+    // Each is the supervisor's child under the window's key, and in the system under its name.
+    expect(conversations.map((ref) => [ref.id, (ref as { systemId?: string }).systemId])).toEqual([
+      ["0", "conversation:0"],
+      ["1", "conversation:1"],
+    ]);
+    for (const conversation of conversations) expect(conversation._parent).toBe(supervisors[0]);
+    // Everything else runs under a conversation (a recovery under the supervisor).
+    const parentsOf = (machine: string) =>
+      created.filter((ref) => machineOf(ref) === machine).map((ref) => machineOf(ref._parent));
+    expect(parentsOf("confirmation")).toEqual(["conversation", "conversation"]);
+    expect(parentsOf("coalescer").length).toBeGreaterThanOrEqual(2);
+    expect(new Set(parentsOf("coalescer"))).toEqual(new Set(["conversation"]));
+    const logic = created.filter((ref) => machineOf(ref) === "logic");
+    expect(new Set(logic.map((ref) => machineOf(ref._parent)))).toEqual(
+      new Set(["conversation", "supervisor"]),
+    );
+    expect(logic.filter((ref) => machineOf(ref._parent) === "supervisor").map((r) => r.id)).toEqual(
+      ["recover:0", "recover:1"],
+    );
     await host.close();
   });
 });

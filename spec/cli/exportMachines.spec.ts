@@ -171,6 +171,7 @@ describe("export-machines", () => {
       "codeRun.json",
       "confirmation.json",
       "conversation.json",
+      "supervisor.json",
     ]);
     for (const [name, original] of Object.entries(MACHINES)) {
       const json = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8")) as Json;
@@ -241,7 +242,7 @@ describe("export-machines", () => {
         path: join(docs, file),
       })),
     ];
-    expect(exported).toHaveLength(8);
+    expect(exported).toHaveLength(10);
     const unnamed = exported.flatMap(({ label, path }) =>
       unnamedIn(JSON.parse(readFileSync(path, "utf8"))).map((entry) => `${label} ${entry}`),
     );
@@ -281,7 +282,7 @@ describe("export-machines", () => {
     const io = { stdout: (s: string) => out.push(s), stderr: (s: string) => out.push(s), cwd };
     expect(await exportMachinesCommand([], io)).toBe(0);
     expect(out.join("")).toContain(join("machines", "conversation.json"));
-    expect(readdirSync(join(cwd, "machines"))).toHaveLength(4);
+    expect(readdirSync(join(cwd, "machines"))).toHaveLength(5);
     expect(await exportMachinesCommand(["a", "b"], io)).toBe(2);
     expect(await exportMachinesCommand(["--svg"], io)).toBe(2);
   });

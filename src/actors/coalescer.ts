@@ -3,10 +3,11 @@
  * when to tell it. Pieces are appended to the buffer; only the first piece of
  * a gathering and each flush reach the machine.
  */
-import { type Actor, createActor } from "xstate";
+import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { coalescerMachine } from "../machines/coalescerMachine.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
+import { stopActor } from "./stopActor.ts";
 
 /**
  * Streamed text of one window, told at most once per 50 ms of gathering. A
@@ -22,11 +23,18 @@ export class Coalescer {
   #actor: Actor<typeof coalescerMachine> | undefined;
 
   readonly #inspect: InspectObserver | undefined;
+  readonly #parent: (() => AnyActorRef | undefined) | undefined;
 
-  constructor(clock: Clock, tell: (step: number, text: string) => void, inspect?: InspectObserver) {
+  constructor(
+    clock: Clock,
+    tell: (step: number, text: string) => void,
+    inspect?: InspectObserver,
+    parent?: () => AnyActorRef | undefined,
+  ) {
     this.#clock = clock;
     this.#tell = tell;
     this.#inspect = inspect;
+    this.#parent = parent;
   }
 
   /** A piece of a step's text; a piece of another step first tells the last step's. */
@@ -52,20 +60,23 @@ export class Coalescer {
   /** Tells what waits and lets the machine go: between turns a window holds no actor. */
   release(): void {
     this.flush();
-    this.#actor?.stop();
+    if (this.#actor !== undefined) stopActor(this.#actor);
     this.#actor = undefined;
   }
 
   stop(): void {
-    this.#actor?.stop();
+    if (this.#actor !== undefined) stopActor(this.#actor);
     this.#actor = undefined;
     this.#text = "";
   }
 
   #machine(): Actor<typeof coalescerMachine> {
     if (this.#actor === undefined) {
+      // A child of the conversation streaming, when there is one: in its system, seen by its inspector.
+      const parent = this.#parent?.();
       const actor = createActor(coalescerMachine, {
         clock: this.#clock,
+        ...(parent === undefined ? {} : { parent }),
         ...(this.#inspect === undefined ? {} : { inspect: this.#inspect }),
       });
       actor.on("flush", () => this.#take());
@@ -83,9 +94,13 @@ export class Coalescer {
   }
 }
 
-/** A coalescer telling `tell(step, text)` at most once per 50 ms of gathering. */
+/**
+ * A coalescer telling `tell(step, text)` at most once per 50 ms of gathering;
+ * its machine is a child of `parent()` when that names an actor.
+ */
 export const coalescer = (
   clock: Clock,
   tell: (step: number, text: string) => void,
   inspect?: InspectObserver,
-): Coalescer => new Coalescer(clock, tell, inspect);
+  parent?: () => AnyActorRef | undefined,
+): Coalescer => new Coalescer(clock, tell, inspect, parent);

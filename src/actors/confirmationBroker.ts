@@ -1,5 +1,5 @@
 import { type Observable, Subject } from "rxjs";
-import { type Actor, createActor } from "xstate";
+import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
 import { digestOf } from "../runtime/calls/canonicalJson.ts";
 import {
@@ -11,6 +11,7 @@ import {
 } from "../runtime/calls/confirmer.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
+import { stopActor } from "./stopActor.ts";
 
 /** An answer from the app's dialog. `tool` and `args`, when sent, must be what was asked. */
 export interface ConfirmationAnswer {
@@ -61,6 +62,13 @@ export interface ConfirmationBrokerOptions {
   readonly timeoutMs?: number;
   /** XState's inspection events of each confirmation machine (see `HostOptions.inspect`). */
   readonly inspect?: InspectObserver;
+  /**
+   * The actor each confirmation is a child of (a window's conversation): it
+   * then runs in that actor's system, on its clock, seen by its inspector.
+   *
+   * @internal
+   */
+  readonly parent?: () => AnyActorRef | undefined;
 }
 
 /** One machine per timeout, shared by every broker: an idle window pays for none. */
@@ -99,14 +107,16 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
     ask: (request, signal) =>
       new Promise<ConfirmReply>((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
+        const parent = options.parent?.();
         const actor = createActor(machine, {
           input: { confirmId: request.confirmId, tool: request.tool, digest: request.digest },
           clock,
+          ...(parent === undefined ? {} : { parent }),
           ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
         });
         const forget = () => {
           if (waiting.get(request.confirmId)?.actor === actor) waiting.delete(request.confirmId);
-          actor.stop();
+          stopActor(actor);
           reject(signal.reason);
         };
         actor.subscribe((snapshot) => {

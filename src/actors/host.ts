@@ -4,6 +4,7 @@
  */
 
 import { Data } from "effect";
+import { type Actor, createActor } from "xstate";
 import type { CallPath } from "../runtime/calls/callPath.ts";
 import { createCallPath } from "../runtime/calls/callPath.ts";
 import { CONFIRM_TIMEOUT_MS } from "../runtime/calls/confirmer.ts";
@@ -11,15 +12,16 @@ import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
 import type { App } from "../runtime/commands/app.ts";
 import type { User } from "../runtime/commands/origin.ts";
 import { defaultUserKey } from "../runtime/commands/userKey.ts";
+import { InvariantBroken } from "../runtime/errors.ts";
 import type { EventStore } from "../runtime/log/eventStore.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { Model } from "../runtime/prompt/model.ts";
-import { hostMachine, type WindowBinding } from "./hostMachine.ts";
+import { type Bindings, hostSupervisor } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
-import { type AssistantWindow, openWindow } from "./window.ts";
+import { type AssistantWindow, type OpenWindow, openWindow, type WindowDeps } from "./window.ts";
 
 export interface HostOptions {
   readonly model: Model;
@@ -111,10 +113,38 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
   const live = liveQueries(app, path.activity$);
-  const windows = new Map<string, { owner: string; window: ReturnType<typeof openWindow> }>();
-  const bindings = new WeakMap<object, WindowBinding>();
-  const deps = {
-    machine: hostMachine(path, bindings),
+  const windows = new Map<string, { owner: string; window: OpenWindow }>();
+  /** The open windows by the key the supervisor knows each by. */
+  const keyed = new Map<string, OpenWindow>();
+  let opened = 0;
+  const bindings: Bindings = new WeakMap();
+  const machine = hostSupervisor(path, bindings, (key) => {
+    const window = keyed.get(key);
+    return window === undefined
+      ? Promise.reject(new InvariantBroken({ where: "host", reason: `no window has key ${key}` }))
+      : window.supervised.recover();
+  });
+  /** The supervisor of every window's conversation; started again after `close`. */
+  let supervisor: Actor<typeof machine> | undefined;
+  const supervising = () => {
+    if (supervisor !== undefined) return supervisor;
+    const started = createActor(machine, {
+      input: {
+        maxRestarts: options.maxRestarts ?? 3,
+        restartWindowMs: options.restartWindowMs ?? 60_000,
+      },
+      clock,
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    });
+    const windowOf = (key: string) => keyed.get(key)?.supervised;
+    started.on("started", ({ window }) => windowOf(window)?.started());
+    started.on("crashed", ({ window }) => windowOf(window)?.crashed());
+    started.on("failed", ({ window, error }) => windowOf(window)?.failed(error));
+    supervisor = started.start();
+    return started;
+  };
+  const deps: WindowDeps = {
+    supervisor: supervising,
     bindings,
     app,
     model: options.model,
@@ -123,15 +153,16 @@ export const createHost = (app: App, options: HostOptions): Host => {
     clock,
     path,
     maxTokensPerStep: options.maxTokensPerStep ?? 4096,
-    maxRestarts: options.maxRestarts ?? 3,
     live,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.codeCallDeadlineMs === undefined
       ? {}
       : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
-    restartWindowMs: options.restartWindowMs ?? 60_000,
     userName: options.userName ?? defaultUserName,
-    onClose: (clientId: string) => void windows.delete(clientId),
+    onClose: (clientId, window) => {
+      if (windows.get(clientId)?.window === window) windows.delete(clientId);
+      keyed.delete(window.key);
+    },
     onError:
       options.onError ??
       ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
@@ -151,13 +182,19 @@ export const createHost = (app: App, options: HostOptions): Host => {
         }
         // Given up after repeated crashes: opening it again starts a fresh actor on the same log.
         windows.delete(clientId);
+        keyed.delete(known.window.key);
       }
-      const window = openWindow(deps, clientId, user);
+      const window = openWindow(deps, clientId, String(opened++), user);
       windows.set(clientId, { owner, window });
+      keyed.set(window.key, window);
+      supervising().send({ type: "OPEN", window: window.key });
       return window;
     },
     close: async () => {
       await Promise.all([...windows.values()].map((w) => w.window.close()));
+      // Its pending timers (crashes still counted) go with it.
+      supervisor?.stop();
+      supervisor = undefined;
     },
   };
 };

@@ -5,7 +5,7 @@
  */
 
 import type { Context } from "@opentelemetry/api";
-import { fromCallback, fromPromise } from "xstate";
+import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
 import type { ConversationEvent, RunToolsInput } from "../machines/conversationMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
 import type { Confirmer } from "../runtime/calls/confirmer.ts";
@@ -94,11 +94,11 @@ export const runCall = async (
 
 /**
  * The tools actor logic, made once per host: `windowOf` finds the window an
- * actor belongs to from its actor system, so every window shares one machine.
+ * actor runs for from the actor itself, so every window shares one machine.
  */
-export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRunnerWindow) =>
-  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack, system }) => {
-    const window = windowOf(system);
+export const toolRunner = (path: CallPath, windowOf: (self: AnyActorRef) => ToolRunnerWindow) =>
+  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack, self }) => {
+    const window = windowOf(self);
     const stop = new AbortController();
     const confirmer: Confirmer = {
       ask: (request, signal) => {
@@ -125,8 +125,8 @@ export const toolRunner = (path: CallPath, windowOf: (system: unknown) => ToolRu
  * The code run's `runCall` actor, made once per host: each call from code
  * through the call path, logged as a tool step of its window.
  */
-export const codeCallRunner = (path: CallPath, windowOf: (system: unknown) => ToolRunnerWindow) =>
-  fromPromise<ToolResultBlock, ToolUseBlock>(({ input, signal, system }) => {
-    const window = windowOf(system);
+export const codeCallRunner = (path: CallPath, windowOf: (self: AnyActorRef) => ToolRunnerWindow) =>
+  fromPromise<ToolResultBlock, ToolUseBlock>(({ input, signal, self }) => {
+    const window = windowOf(self);
     return runCall(path, window, input, window.turn(), signal);
   });

@@ -1,13 +1,16 @@
 /**
- * One window's conversation as a supervised actor: the conversation machine
- * with the model and the tool runner plugged in, its log, its confirmations.
- * An actor that throws is rebuilt by folding its log; a turn in flight at the
- * crash is recorded as interrupted and nothing it started runs again.
+ * One window: its conversation (a child of the host's supervisor), its log,
+ * its confirmations and its streamed text. The supervisor decides when the
+ * conversation starts and is rebuilt; the window does what that takes here:
+ * it recovers the log (a turn in flight at a crash is recorded interrupted,
+ * and nothing it started runs again), binds the conversation's model and
+ * tools, and records what the conversation emits.
  */
 import type { Context } from "@opentelemetry/api";
 import { defer, filter, firstValueFrom, throwError } from "rxjs";
-import { type Actor, createActor } from "xstate";
+import type { Actor, ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
+import { conversationId, type Recovered } from "../machines/supervisorMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
 import type { App } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
@@ -23,10 +26,11 @@ import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
 import { windowNote } from "../runtime/prompt/windowNote.ts";
 import { type AssistantWindow, PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
-import type { hostMachine, WindowBinding } from "./hostMachine.ts";
+import type { Bindings, hostSupervisor, WindowBinding } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { LiveQueryRefused, type LiveRegistry } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
+import { stopActor } from "./stopActor.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
@@ -41,8 +45,9 @@ export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
  * @internal
  */
 export interface WindowDeps {
-  readonly machine: ReturnType<typeof hostMachine>;
-  readonly bindings: WeakMap<object, WindowBinding>;
+  /** The host's supervisor: the conversation's parent. */
+  readonly supervisor: () => Actor<ReturnType<typeof hostSupervisor>>;
+  readonly bindings: Bindings;
   readonly app: App;
   readonly model: Model;
   /** The model for the window's user, when the host chooses per user. */
@@ -51,38 +56,69 @@ export interface WindowDeps {
   readonly clock: Clock;
   readonly path: CallPath;
   readonly maxTokensPerStep: number;
-  readonly maxRestarts: number;
   readonly live: LiveRegistry;
   /** XState's inspection events of every actor of the window. */
   readonly inspect?: InspectObserver;
   /** How long calls from code may take before the code is told they failed. */
   readonly codeCallDeadlineMs?: number;
-  readonly restartWindowMs: number;
   readonly userName: (user: User) => string | undefined;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
   /** Told when the window closes, so the host forgets it. */
-  readonly onClose: (clientId: string) => void;
+  readonly onClose: (clientId: string, window: OpenWindow) => void;
 }
+
+/** What the supervisor's decisions take in a window. */
+interface Supervised {
+  /** Reads the log again; records a turn it shows running as interrupted. */
+  readonly recover: () => Promise<Recovered>;
+  /** The supervisor spawned the window's conversation. */
+  readonly started: () => void;
+  /** The conversation failed; the supervisor is rebuilding it. */
+  readonly crashed: () => void;
+  /** The supervisor gave the window up. */
+  readonly failed: (error: unknown) => void;
+}
+
+/** @internal */
+export type OpenWindow = AssistantWindow & {
+  /** What the supervisor knows the window by. */
+  readonly key: string;
+  readonly setUser: (user: User) => void;
+  readonly supervised: Supervised;
+};
+
+type Conversation = ActorRefFrom<typeof conversationMachine>;
 
 /** @internal */
 export const openWindow = (
   deps: WindowDeps,
   clientId: string,
+  key: string,
   firstUser: User,
-): AssistantWindow & { setUser: (user: User) => void } => {
+): OpenWindow => {
   const assistant = deps.app.assistant;
   let user = firstUser;
   let offeredNow: ReadonlySet<string> = new Set();
   /** The route of the last prompt or selection: where a selection is made by default. */
   let lastRoute: string | null = null;
   let system = "";
-  let failed: unknown;
+  /** Set when the supervisor gave the window up. */
+  let failed: { readonly error: unknown } | undefined;
   let closed = false;
-  const crashes: number[] = [];
-  let actor: Actor<typeof conversationMachine> | undefined;
+  /** The running conversation; none while it is recovered or rebuilt. */
+  let actor: Conversation | undefined;
+  /** Settles when the conversation starts, or the window is given up or closed. */
+  let wake = () => {};
+  const nextStart = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+  let starting = nextStart();
+  const ready = starting;
 
+  // An append the store refuses fails the conversation, and its supervisor rebuilds it.
   const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) =>
-    crashed(error),
+    actor?.send({ type: "FAULT", error }),
   );
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
@@ -94,6 +130,7 @@ export const openWindow = (
       void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
     },
     deps.inspect,
+    () => actor,
   );
   const record = (event: UnstampedEvent) => {
     text.flush();
@@ -105,6 +142,7 @@ export const openWindow = (
 
   const confirmations = windowConfirmations({
     clock: deps.clock,
+    parent: () => actor,
     ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
     record,
     turn: currentTurn,
@@ -133,11 +171,14 @@ export const openWindow = (
     },
   };
 
-  /** Starts a fresh actor from what the log says: the turn count and the tokens spent. */
-  const spawn = () => {
-    const next = createActor(deps.machine, {
-      ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
-      input: {
+  /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
+  const recover = async (): Promise<Recovered> => {
+    await log.reload();
+    const { running, turn } = log.status();
+    if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
+    return {
+      window: key,
+      conversation: {
         maxSteps: assistant?.maxSteps ?? 8,
         tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
         turn: log.status().turn,
@@ -146,55 +187,40 @@ export const openWindow = (
           ? {}
           : { codeCallDeadlineMs: deps.codeCallDeadlineMs }),
       },
-      clock: deps.clock,
-    });
-    deps.bindings.set(next.system, binding);
-    next.on("log", ({ event }) => void record(event));
-    next.subscribe({ error: (error) => crashed(error) });
-    actor = next;
-    next.start();
+    };
   };
 
-  /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
-  const recover = async () => {
-    await log.reload();
-    const { running, turn } = log.status();
-    if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
+  const supervised: Supervised = {
+    recover,
+    started: () => {
+      const next = deps.supervisor().system.get(conversationId(key)) as Conversation | undefined;
+      if (next === undefined) return;
+      deps.bindings.set(next, binding);
+      next.on("log", ({ event }) => void record(event));
+      actor = next;
+      wake();
+    },
+    crashed: () => {
+      // What the dead conversation had running (a model request, a tool run) is stopped with it.
+      for (const child of Object.values(actor?.getSnapshot().children ?? {}))
+        if (child !== undefined) stopActor(child);
+      actor = undefined;
+      starting = nextStart();
+    },
+    failed: (error) => {
+      failed = { error };
+      actor = undefined;
+      wake();
+      deps.onError(error, { clientId });
+    },
   };
-
-  let rebuilding: Promise<void> = Promise.resolve();
-  const crashed = (error: unknown) => {
-    if (closed || failed !== undefined) return;
-    const now = deps.clock.now();
-    crashes.push(now);
-    while (crashes.length > 0 && (crashes[0] as number) <= now - deps.restartWindowMs)
-      crashes.shift();
-    const dead = actor;
-    actor = undefined;
-    dead?.stop();
-    const escalate = crashes.length > deps.maxRestarts;
-    rebuilding = rebuilding.then(async () => {
-      await recover();
-      if (escalate) {
-        // Too many crashes too fast: the window is given up, and the host is told.
-        failed = error;
-        deps.onError(error, { clientId });
-      } else if (!closed) spawn();
-    });
-  };
-
-  const ready = recover().then(() => {
-    if (!closed) spawn();
-  });
-
   const turnEnd = (turn: number) =>
     firstValueFrom(
       log.appended$.pipe(filter((e): e is TurnEnd => isTurnEnd(e) && e.turn === turn)),
     );
 
   const live = async () => {
-    await ready;
-    await rebuilding;
+    await starting;
     if (failed !== undefined)
       throw new PromptRefused({
         reason: "windowFailed",
@@ -205,9 +231,11 @@ export const openWindow = (
     return actor;
   };
 
-  return {
+  const window: OpenWindow = {
     clientId,
+    key,
     ready,
+    supervised,
     setUser: (next) => {
       user = next;
     },
@@ -314,8 +342,7 @@ export const openWindow = (
     failed: () => failed !== undefined,
     lastSeq: () => log.lastSeq(),
     settled: async () => {
-      await ready;
-      await rebuilding;
+      await starting;
       await log.idle();
     },
     close: async () => {
@@ -326,11 +353,14 @@ export const openWindow = (
       }
       closed = true;
       deps.live.close(clientId);
-      deps.onClose(clientId);
-      actor?.stop();
+      deps.onClose(clientId, window);
+      // A window given up has nothing left with the supervisor (and may have been opened anew).
+      if (failed === undefined) deps.supervisor().send({ type: "CLOSE", window: key });
       actor = undefined;
+      wake();
       await log.idle().catch(() => undefined);
       if (!deps.store.durable) await deps.store.drop(log.stream);
     },
   };
+  return window;
 };

@@ -3,6 +3,7 @@
  * windows never ask one, and an idle window should cost little), each
  * request and each answer logged in the turn that asked it.
  */
+import type { AnyActorRef } from "xstate";
 import type { UnstampedEvent } from "../runtime/log/events.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import { type ConfirmationBroker, confirmationBroker } from "./confirmationBroker.ts";
@@ -17,6 +18,8 @@ export interface WindowConfirmations {
 
 export const windowConfirmations = (deps: {
   readonly clock: Clock;
+  /** The conversation each confirmation is a child of. */
+  readonly parent: () => AnyActorRef | undefined;
   readonly inspect?: InspectObserver;
   readonly record: (event: UnstampedEvent) => unknown;
   readonly turn: () => number;
@@ -28,6 +31,7 @@ export const windowConfirmations = (deps: {
       if (broker !== undefined) return broker;
       broker = confirmationBroker({
         clock: deps.clock,
+        parent: deps.parent,
         ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
       });
       broker.requests$.subscribe((request) => {

@@ -17,10 +17,12 @@ import { coalescerMachine } from "../machines/coalescerMachine.ts";
 import { codeRunMachine } from "../machines/codeRunMachine.ts";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
 import { conversationMachine } from "../machines/conversationMachine.ts";
+import { supervisorMachine } from "../machines/supervisorMachine.ts";
 import type { CliIo } from "./cliCommand.ts";
 
 /** The machines exported, by the file name (without `.json`) each is written to. */
 export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
+  supervisor: supervisorMachine,
   conversation: conversationMachine,
   confirmation: confirmationMachine,
   coalescer: coalescerMachine,
@@ -53,8 +55,12 @@ const toJson = (value: unknown, key: string): unknown => {
       const converted = toJson(v, ACTION_KEYS.has(key) && k !== "params" ? key : k);
       if (converted !== undefined) out[k] = converted;
     }
-    // `{ type: "log", params: fn }` with its params gone is just `"log"`.
-    if (ACTION_KEYS.has(key) && Object.keys(out).length === 1 && typeof out.type === "string")
+    // `{ type: "log", params: fn }` with its params gone is just `"log"`; a guard's the same.
+    if (
+      (ACTION_KEYS.has(key) || key === "guard") &&
+      Object.keys(out).length === 1 &&
+      typeof out.type === "string"
+    )
       return out.type;
     return out;
   }

@@ -29,6 +29,9 @@ export const conversationMachine = conversationSetup.createMachine({
   id: "conversation",
   context: ({ input }) => initialContext(input),
   initial: "idle",
+  on: {
+    FAULT: { actions: { type: "crash", params: ({ event }) => ({ error: event.error }) } },
+  },
   states: {
     idle: {
       entry: "forgetTurn",

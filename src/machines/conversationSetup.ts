@@ -7,6 +7,7 @@
  */
 import { Predicate } from "effect";
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { ActorNotProvided } from "../runtime/errors.ts";
 import { tokensOf, type UnstampedEvent } from "../runtime/log/events.ts";
 import {
   countScriptCalls,
@@ -75,7 +76,9 @@ export type ConversationEvent =
   | { readonly type: "CONFIRMING" }
   | { readonly type: "CONFIRMED" }
   | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
-  | { readonly type: "TOOLS_CRASHED"; readonly error: unknown };
+  | { readonly type: "TOOLS_CRASHED"; readonly error: unknown }
+  /** The host could not keep the log (the store refused an append): the conversation fails. */
+  | { readonly type: "FAULT"; readonly error: unknown };
 
 /** A log event the machine emits; the host stamps its time and appends it. */
 export type ConversationEmitted = { readonly type: "log"; readonly event: UnstampedEvent };
@@ -105,7 +108,7 @@ const partialOf = (written: ReadonlyArray<string>, streamed = ""): string =>
 
 /** Rethrows an error the machine has no answer for: the actor fails and its supervisor rebuilds it. */
 const crash = (error: unknown): never => {
-  throw error instanceof Error ? error : new Error(String(error));
+  throw error;
 };
 
 /** One log event, as the machine emits it. */
@@ -143,10 +146,10 @@ export const conversationSetup = setup({
   },
   actors: {
     callModel: fromPromise<ModelResponse, CallModelInput>(() =>
-      crash(new Error("callModel is not provided")),
+      crash(new ActorNotProvided({ machine: "conversation", actor: "callModel" })),
     ),
     runTools: fromCallback<ConversationEvent, RunToolsInput>(() =>
-      crash(new Error("runTools is not provided")),
+      crash(new ActorNotProvided({ machine: "conversation", actor: "runTools" })),
     ),
     codeRun: codeRunMachine,
   },

@@ -1,6 +1,7 @@
 /**
- * elyra-assistant/machines: the XState machines the host runs (the
- * conversation, a confirmation, a code pause, the stream coalescer), for the
+ * elyra-assistant/machines: the XState machines the host runs (its
+ * supervisor, the conversation, a confirmation, a code pause, the stream
+ * coalescer), for the
  * visualizer, an inspector, or tests of your own, and the sentences a turn
  * ends with (for tests that assert them). Their types are XState's, so this
  * entry is the one whose declarations import `xstate`.
@@ -19,6 +20,7 @@
  * @packageDocumentation
  */
 
+export { ActorNotProvided } from "../runtime/errors.ts";
 export { SCRIPT_CUT_SHORT } from "../runtime/log/panelItems.ts";
 export { STOPPED_MARK } from "../runtime/log/projections.ts";
 export {
@@ -45,3 +47,13 @@ export type {
   RunToolsInput,
 } from "./conversationMachine.ts";
 export { conversationMachine } from "./conversationMachine.ts";
+export type {
+  CrashRecord,
+  Recovered,
+  RecoverInput,
+  SupervisorContext,
+  SupervisorEmitted,
+  SupervisorEvent,
+  SupervisorInput,
+} from "./supervisorMachine.ts";
+export { conversationId, recoveryId, supervisorMachine } from "./supervisorMachine.ts";

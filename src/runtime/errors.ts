@@ -44,3 +44,13 @@ export class InvariantBroken extends Data.TaggedError("InvariantBroken")<{
     return `${this.where}: ${this.reason} (a bug in elyra-assistant)`;
   }
 }
+
+/** A machine run without an actor it needs: provide it with `machine.provide({ actors })`. */
+export class ActorNotProvided extends Data.TaggedError("ActorNotProvided")<{
+  readonly machine: string;
+  readonly actor: string;
+}> {
+  override get message(): string {
+    return `the ${this.machine} machine needs its "${this.actor}" actor: provide it with ${this.machine}Machine.provide({ actors: { ${this.actor} } })`;
+  }
+}
