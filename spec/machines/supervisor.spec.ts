@@ -115,7 +115,7 @@ describe("the supervisor machine", () => {
     expect(s.recovered).toHaveLength(5); // the open, three rebuilds, and the last recovery
     expect(s.tell("started", "w")).toHaveLength(4);
     expect(s.tell("failed", "w")).toEqual([
-      { type: "failed", window: "w", error: new Error("crash 4") },
+      { type: "failed", window: "w", error: new Error("crash 4"), reason: "tooManyCrashes" },
     ]);
     expect(s.conversation("w")).toBeUndefined();
     expect(s.actor.getSnapshot().context.crashes).toEqual({});
@@ -145,7 +145,7 @@ describe("the supervisor machine", () => {
     s.actor.send({ type: "OPEN", window: "w" });
     await settle();
     expect(s.tell("failed", "w")).toEqual([
-      { type: "failed", window: "w", error: new Error("cannot read w") },
+      { type: "failed", window: "w", error: new Error("cannot read w"), reason: "unreadableLog" },
     ]);
     expect(s.conversation("w")).toBeUndefined();
     expect(s.actor.getSnapshot().children).toEqual({});

@@ -139,7 +139,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     const windowOf = (key: string) => keyed.get(key)?.supervised;
     started.on("started", ({ window }) => windowOf(window)?.started());
     started.on("crashed", ({ window }) => windowOf(window)?.crashed());
-    started.on("failed", ({ window, error }) => windowOf(window)?.failed(error));
+    started.on("failed", ({ window, error, reason }) => windowOf(window)?.failed(error, reason));
     supervisor = started.start();
     return started;
   };

@@ -10,7 +10,11 @@ import type { Context } from "@opentelemetry/api";
 import { defer, filter, firstValueFrom, throwError } from "rxjs";
 import type { Actor, ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
-import { conversationId, type Recovered } from "../machines/supervisorMachine.ts";
+import {
+  conversationId,
+  type GiveUpReason,
+  type Recovered,
+} from "../machines/supervisorMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
 import type { App } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
@@ -76,7 +80,7 @@ interface Supervised {
   /** The conversation failed; the supervisor is rebuilding it. */
   readonly crashed: () => void;
   /** The supervisor gave the window up. */
-  readonly failed: (error: unknown) => void;
+  readonly failed: (error: unknown, reason: GiveUpReason) => void;
 }
 
 /** @internal */
@@ -103,7 +107,7 @@ export const openWindow = (
   let lastRoute: string | null = null;
   let system = "";
   /** Set when the supervisor gave the window up. */
-  let failed: { readonly error: unknown } | undefined;
+  let failed: { readonly error: unknown; readonly reason: GiveUpReason } | undefined;
   let closed = false;
   /** The running conversation; none while it is recovered or rebuilt. */
   let actor: Conversation | undefined;
@@ -207,8 +211,8 @@ export const openWindow = (
       actor = undefined;
       starting = nextStart();
     },
-    failed: (error) => {
-      failed = { error };
+    failed: (error, reason) => {
+      failed = { error, reason };
       actor = undefined;
       wake();
       deps.onError(error, { clientId });
@@ -221,6 +225,8 @@ export const openWindow = (
 
   const live = async () => {
     await starting;
+    // A log that could not be read is the store's failure, not a refusal: it is passed on as it is.
+    if (failed?.reason === "unreadableLog") throw failed.error;
     if (failed !== undefined)
       throw new PromptRefused({
         reason: "windowFailed",

@@ -49,6 +49,7 @@ export type {
 export { conversationMachine } from "./conversationMachine.ts";
 export type {
   CrashRecord,
+  GiveUpReason,
   Recovered,
   RecoverInput,
   SupervisorContext,

@@ -71,7 +71,15 @@ export type SupervisorEmitted =
   /** Its conversation failed and is being rebuilt. */
   | { readonly type: "crashed"; readonly window: string; readonly error: unknown }
   /** Given up: too many crashes, or a log that could not be read. */
-  | { readonly type: "failed"; readonly window: string; readonly error: unknown };
+  | {
+      readonly type: "failed";
+      readonly window: string;
+      readonly error: unknown;
+      readonly reason: GiveUpReason;
+    };
+
+/** Why a window was given up: crashes past the intensity, or a log `recover` could not read. */
+export type GiveUpReason = "tooManyCrashes" | "unreadableLog";
 
 /**
  * The system id of a window's conversation actor; its id among the
@@ -89,6 +97,7 @@ const windowOf = (actorId: string): string =>
   actorId.startsWith(RECOVERY) ? actorId.slice(RECOVERY.length) : actorId;
 
 type Crash = { readonly window: string; readonly error: unknown };
+type GiveUp = Crash & { readonly reason: GiveUpReason };
 type WindowParams = { readonly window: string };
 
 /** The window and error of a failed child. */
@@ -183,7 +192,12 @@ export const supervisorMachine = setup({
       error,
     })),
     /** Past the intensity, or a log that cannot be read: the host is told and the window refuses. */
-    giveUp: emit((_, { window, error }: Crash) => ({ type: "failed" as const, window, error })),
+    giveUp: emit((_, { window, error, reason }: GiveUp) => ({
+      type: "failed" as const,
+      window,
+      error,
+      reason,
+    })),
   },
   guards: {
     /** A conversation failed (the other children are recoveries). */
@@ -219,7 +233,11 @@ export const supervisorMachine = setup({
                 type: "giveUp",
                 params: ({ context, event }) => {
                   const { window } = recoveredOf({ event });
-                  return { window, error: context.crashes[window]?.error };
+                  return {
+                    window,
+                    error: context.crashes[window]?.error,
+                    reason: "tooManyCrashes" as const,
+                  };
                 },
               },
               { type: "forget", params: recoveredOf },
@@ -244,7 +262,10 @@ export const supervisorMachine = setup({
             // The log could not be read: the window is given up; opening it again reads again.
             actions: [
               { type: "stopRecovery", params: crashOf },
-              { type: "giveUp", params: crashOf },
+              {
+                type: "giveUp",
+                params: (args) => ({ ...crashOf(args), reason: "unreadableLog" as const }),
+              },
               { type: "forget", params: crashOf },
             ],
           },
