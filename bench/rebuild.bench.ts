@@ -14,7 +14,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { sqliteStore } from "elyra-assistant/sqlite";
+import { type SqliteStore, sqliteStore } from "elyra-assistant/sqlite";
 import { Bench, hrtimeNowTimestampProvider } from "tinybench";
 import type { LogEvent, NewEvent } from "../src/runtime/log/events.ts";
 import { panelItems } from "../src/runtime/log/panelItems.ts";
@@ -136,8 +136,10 @@ export const rebuild = async (foldAll: FoldAll = countEvents): Promise<BenchResu
       await store.close();
       check(log.length);
     };
-    const open = sqliteStore(file);
+    // Open for its own task only: a store holds the file, so no other task could read it.
+    let open: SqliteStore | undefined;
     const warm = async () => {
+      if (open === undefined) throw new Error("the warm store is not open");
       const log = await open.read(STREAM);
       foldAll(log);
       check(log.length);
@@ -152,9 +154,16 @@ export const rebuild = async (foldAll: FoldAll = countEvents): Promise<BenchResu
     });
     bench.add("bare SELECT + JSON.parse", bare);
     bench.add("sqliteStore: open + read + fold", reopen);
-    bench.add("sqliteStore: read + fold, already open", warm);
+    bench.add("sqliteStore: read + fold, already open", warm, {
+      beforeAll: () => {
+        open = sqliteStore(file);
+      },
+      afterAll: async () => {
+        await open?.close();
+        open = undefined;
+      },
+    });
     await bench.run();
-    await open.close();
     if (seen === 0) throw new Error("nothing was read");
 
     const [baseline, ...stores] = bench.tasks.map(perCall);

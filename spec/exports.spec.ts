@@ -32,10 +32,13 @@ describe("public exports", () => {
         "ConfirmRequested",
         "Failed",
         "GrantConfig",
+        "HostConfigError",
+        "IDLE_WINDOW_MS",
         "LiveQueryRefused",
         "LogEvent",
         "MAX_CODE_CALLS",
         "MAX_LIVE_QUERIES",
+        "MAX_WINDOWS",
         "MissingPeerDependency",
         "ModelError",
         "NOTE_BOUNDS",
@@ -186,7 +189,10 @@ describe("public exports", () => {
   it("elyra-assistant/mcp", () => {
     expect(Object.keys(mcp).sort()).toMatchInlineSnapshot(`
       [
+        "MCP_SESSIONS_MAX",
+        "MCP_SESSIONS_PER_USER",
         "MCP_SESSION_IDLE_MS",
+        "McpConfigError",
         "cannotConfirmText",
         "mcpHttp",
         "mcpServer",
@@ -207,6 +213,7 @@ describe("public exports", () => {
   it("elyra-assistant/secrets", () => {
     expect(Object.keys(secrets).sort()).toMatchInlineSnapshot(`
       [
+        "SecretsDirectoryUnsafe",
         "SecretsFileInvalid",
         "fileSecrets",
       ]
@@ -225,6 +232,7 @@ describe("public exports", () => {
   it("elyra-assistant/sqlite", () => {
     expect(Object.keys(sqlite).sort()).toMatchInlineSnapshot(`
       [
+        "StoreInUse",
         "sqliteStore",
       ]
     `);

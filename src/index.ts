@@ -15,7 +15,13 @@ export type {
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
 export type { Host, HostOptions } from "./actors/host.ts";
-export { createHost, WindowOwnerMismatch } from "./actors/host.ts";
+export {
+  createHost,
+  HostConfigError,
+  IDLE_WINDOW_MS,
+  MAX_WINDOWS,
+  WindowOwnerMismatch,
+} from "./actors/host.ts";
 export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";

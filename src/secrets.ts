@@ -6,5 +6,9 @@
  * @packageDocumentation
  */
 
-export { fileSecrets, SecretsFileInvalid } from "./adapters/secrets/fileSecrets.ts";
+export {
+  fileSecrets,
+  SecretsDirectoryUnsafe,
+  SecretsFileInvalid,
+} from "./adapters/secrets/fileSecrets.ts";
 export type { Secrets } from "./runtime/ports/secrets.ts";

@@ -5,4 +5,4 @@
  */
 
 export type { SqliteStore, SqliteStoreOptions } from "./adapters/store/sqliteStore.ts";
-export { sqliteStore } from "./adapters/store/sqliteStore.ts";
+export { StoreInUse, sqliteStore } from "./adapters/store/sqliteStore.ts";

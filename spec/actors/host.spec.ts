@@ -478,3 +478,40 @@ describe("supervision", () => {
     expect(await store.read("conversation/w")).toEqual([]);
   });
 });
+
+describe("a result JSON can't hold (issue 16)", () => {
+  it("a BigInt result fails the call, not the turn: the model is told and the turn goes on", async () => {
+    const inserted = defineCommand({
+      name: "rows_insert",
+      description: "Inserts a row.",
+      can: "rows.create",
+      args: {},
+      run: () => ({ lastInsertRowid: 7n }),
+    });
+    const app = createApp({
+      commands: [inserted],
+      userAbilities: () => ["rows.create"],
+      assistant: { allow: ["rows.*"] },
+    });
+    const model = fakeModel().toolCall("rows_insert", {}).says("It did not work.");
+    const turn = await testApp(app, { model, user: ada }).assistant().prompt("Insert a row.");
+    expect(turn.end._tag).toBe("Answered");
+    expect(turn.answer).toBe("It did not work.");
+    expect(turn.events.find((e) => e._tag === "ToolFinished")).toMatchObject({
+      ok: false,
+      outcome: "failed",
+    });
+    expect(turn.requests.at(-1)?.messages.at(-1)).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: expect.any(String),
+          content:
+            "the command's result can't be sent as JSON: result.lastInsertRowid is a BigInt (7n)",
+          is_error: true,
+        },
+      ],
+    });
+  });
+});

@@ -10,6 +10,7 @@ const EVERY_ROUTE: ReadonlyArray<readonly [string, Call]> = [
   ["confirm", { body: { confirmId: "c1", accept: true } }],
   ["stop", {}],
   ["reset", {}],
+  ["close", {}],
   ["tools", {}],
   ["selected", { body: { kind: "customer", ids: [42] } }],
   ["key", { body: { key: null } }],

@@ -63,6 +63,44 @@ describe("bodies that do not decode", () => {
   });
 });
 
+describe("bodies nested too deep (issue 16)", () => {
+  const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+
+  it.each(["prompt", "confirm", "selected"])(
+    "%s: 10 000 levels is a 400 saying so, and nothing is logged",
+    async (route) => {
+      const t = setup(fakeModel().says("Never."));
+      for (const raw of [nested(10_000), `{"text":${nested(64)}}`]) {
+        expect(await refused(await t.call(route, { raw }))).toEqual({
+          type: "badRequest",
+          message: "the body is nested deeper than 64 levels",
+        });
+      }
+      expect(t.errors).toEqual([]);
+      await t.ada.settled();
+      expect(t.ada.lastSeq()).toBe(0);
+    },
+  );
+
+  it("live: arguments nested 10 000 levels are refused as bad arguments, nothing runs", async () => {
+    const t = setup();
+    const args = encodeURIComponent(`{"id":${nested(10_000)}}`);
+    const response = await t.call(`live?command=customers_show&args=${args}`);
+    expect(await refused(response)).toEqual({
+      type: "badArguments",
+      message: "arguments: nested deeper than 64 levels",
+    });
+    expect(t.errors).toEqual([]);
+    expect(t.spies.total()).toBe(0);
+  });
+
+  it("brackets and escaped quotes inside strings are text, not nesting", async () => {
+    const t = setup(fakeModel().says("Read."));
+    const text = `${"[{".repeat(5_000)}\\" ]}`;
+    expect((await t.call("prompt", { body: { text } })).status).toBe(202);
+  });
+});
+
 describe("bodies over 64 KB", () => {
   const big = "x".repeat(MAX_BODY_BYTES);
 

@@ -90,7 +90,9 @@ describe("POST /key", () => {
     const t = withKeys({ env: { ANTHROPIC_API_KEY: ENV_KEY } });
     await t.call("key", { body: { key: ADA_KEY } });
     for (const route of ROUTES) {
-      if (route === "events" || route === "live" || route === "prompt") continue;
+      // "close" answers 204 with no body, and would close the window this spec reads next.
+      if (route === "events" || route === "live" || route === "prompt" || route === "close")
+        continue;
       const response = await t.call(route, { body: {} });
       expect(await response.text(), route).not.toContain(ADA_KEY);
     }

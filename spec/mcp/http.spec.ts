@@ -5,19 +5,15 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Schema } from "effect";
-import { type Clock, createApp, defineCommand } from "elyra-assistant";
-import { toNodeListener } from "elyra-assistant/http";
-import { type McpHttpHandler, type McpHttpOptions, mcpHttp } from "elyra-assistant/mcp";
+import { createApp, createCallPath, defineCommand } from "elyra-assistant";
+import type { McpHttpOptions } from "elyra-assistant/mcp";
 import { afterEach, describe, expect, it } from "vitest";
 import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
+import { loopback, manualClock, textOf } from "./loopback.ts";
 
 const ran: Array<{ tool: string; user: unknown }> = [];
 
@@ -47,70 +43,14 @@ const app = createApp({
   mcp: { allow: ["customers.*"], rateLimit: { calls: 3, perSeconds: 60 } },
 });
 
-/** A clock that moves only when told; its timers fire only by `fire()`. */
-const manualClock = () => {
-  let now = 1_000_000;
-  const timers = new Map<number, () => void>();
-  let next = 0;
-  const clock: Clock & { advance: (ms: number) => void; fire: () => void; timers: number } = {
-    now: () => now,
-    setTimeout: (fn) => {
-      timers.set(++next, fn);
-      return next;
-    },
-    clearTimeout: (handle: number) => {
-      timers.delete(handle);
-    },
-    advance: (ms) => {
-      now += ms;
-    },
-    fire: () => {
-      const due = [...timers.values()];
-      timers.clear();
-      for (const fn of due) fn();
-    },
-    get timers() {
-      return timers.size;
-    },
-  };
-  return clock;
-};
-
-let server: Server | undefined;
-let handler: McpHttpHandler | undefined;
-const clients: Client[] = [];
-
+const net = loopback();
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await handler?.close();
-  const running = server;
-  if (running !== undefined) {
-    running.closeAllConnections();
-    await new Promise((resolve) => running.close(resolve));
-  }
-  server = undefined;
-  handler = undefined;
+  await net.cleanup();
   ran.length = 0;
 });
 
-const serve = async (options: McpHttpOptions = {}) => {
-  handler = mcpHttp(app, options);
-  server = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: new URL(`http://127.0.0.1:${port}/mcp`), handler };
-};
-
-const connect = async (url: URL, headers: Record<string, string> = {}) => {
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-  const client = new Client({ name: "http-spec", version: "1.0.0" });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, transport };
-};
-
-const textOf = (result: Awaited<ReturnType<Client["callTool"]>>): string =>
-  (result.content as Array<{ text?: string }>).map((part) => part.text ?? "").join("");
+const serve = (options: McpHttpOptions = {}) => net.serve(app, options);
+const connect = (url: URL, headers: Record<string, string> = {}) => net.connect(url, { headers });
 
 const initialize = {
   jsonrpc: "2.0",
@@ -140,6 +80,21 @@ describe("mcpHttp", () => {
     const outside = await client.callTool({ name: "invoices_index", arguments: {} });
     expect(outside.isError).toBe(true);
     expect(textOf(outside)).toBe("unknown tool: invoices_index");
+  });
+
+  it("arguments nested 1 000 levels deep: answered invalid arguments and audited, nothing run (issue 16)", async () => {
+    const path = createCallPath(app);
+    const audit: string[] = [];
+    path.audit$.subscribe((record) => audit.push(record.outcome));
+    const { url } = await serve({ path });
+    const { client } = await connect(url);
+    let id: unknown = 7;
+    for (let i = 0; i < 1_000; i++) id = { id };
+    const result = await client.callTool({ name: "customers_show", arguments: { id } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe("arguments: nested deeper than 64 levels");
+    expect(audit).toEqual(["invalidArguments"]);
+    expect(ran).toEqual([]);
   });
 
   it("keeps one session across calls, and its rate limit with it; another client has its own", async () => {
@@ -309,7 +264,7 @@ describe("npm run mcp -- --http", () => {
       });
       expect(page.status).toBe(403);
     } finally {
-      await Promise.all(clients.splice(0).map((client) => client.close()));
+      await net.cleanup();
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;

@@ -379,3 +379,53 @@ describe("output schemas MCP can take", () => {
     await s.close();
   });
 });
+
+describe("input and results JSON can't carry (issue 16): an answer and an audit record for every call", () => {
+  const deep = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const inserted = defineCommand({
+    name: "rows_insert",
+    description: "Inserts a row.",
+    can: "rows.create",
+    args: {},
+    // better-sqlite3's lastInsertRowid is a BigInt when safeIntegers is on.
+    run: () => ({ changes: 1, lastInsertRowid: 7n }),
+  });
+
+  const session = async () => {
+    const spies = spyCommands();
+    const app = createApp({
+      commands: [...spies.commands, inserted],
+      userAbilities: () => [],
+      mcp: { allow: ["*"] },
+    });
+    const path = createCallPath(app);
+    const audit: AgentCalled[] = [];
+    path.audit$.subscribe((a) => audit.push(a));
+    return { s: await connect(app, { path }), audit, spies };
+  };
+
+  it("arguments nested 10 000 levels deep: invalid arguments, isError, audited, nothing run", async () => {
+    const { s, audit, spies } = await session();
+    const result = await s.call("customers_show", { id: deep(10_000) });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe("arguments: nested deeper than 64 levels");
+    expect(audit.map((a) => a.outcome)).toEqual(["invalidArguments"]);
+    expect(spies.total()).toBe(0);
+    await s.close();
+  });
+
+  it("a BigInt result: isError naming it, not a thrown call; audited as failed", async () => {
+    const { s, audit } = await session();
+    const result = await s.call("rows_insert");
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      "the command's result can't be sent as JSON: result.lastInsertRowid is a BigInt (7n)",
+    );
+    expect(audit.map((a) => a.outcome)).toEqual(["failed"]);
+    await s.close();
+  });
+});

@@ -255,6 +255,7 @@ describe("the proxy's guarantees, for random requests", () => {
           const reports: ProxyUsage<string>[] = [];
           const usage = memoryUsageStore();
           const errors: unknown[] = [];
+          // A fresh proxy for one request: its default rate limit (60 a minute) never refuses it.
           const handle = createProxy<string>({
             apiKey: SERVER_KEY,
             authenticate: (request) =>

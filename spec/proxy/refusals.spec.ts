@@ -69,6 +69,15 @@ describe("refusals, with 0 upstream requests", () => {
         JSON.stringify({ ...ask("Hi"), tools: [{ type: "web_search_20250305" }] }),
         /tools\[0\]\.name/,
       ],
+      // Issue 16: nesting is capped before decoding, not a 500.
+      [`${"[".repeat(10_000)}${"]".repeat(10_000)}`, /^the body is nested deeper than 64 levels$/],
+      [
+        JSON.stringify({ ...ask("Hi"), metadata: { user_id: "u" } }).replace(
+          '"u"',
+          `${"[".repeat(10_000)}${"]".repeat(10_000)}`,
+        ),
+        /^the body is nested deeper than 64 levels$/,
+      ],
     ];
     for (const [body, message] of cases) {
       const response = await post(body);

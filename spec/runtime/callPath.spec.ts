@@ -280,6 +280,49 @@ describe("5. arguments", () => {
   });
 });
 
+describe("5. arguments nested too deep (issue 16)", () => {
+  const nested = (levels: number, leaf: unknown = 1): unknown => {
+    let value = leaf;
+    for (let i = 0; i < levels; i++) value = i % 2 === 0 ? { a: value } : [value];
+    return value;
+  };
+  const any = defineCommand({
+    name: "any_value",
+    description: "Takes anything.",
+    can: "x.y",
+    args: { value: Schema.Unknown },
+    run: () => null,
+  });
+
+  it.each([
+    ["customers_show", { id: nested(10_000) }],
+    ["customers_update", { id: 1, email: nested(10_000) }],
+    ["any_value", { value: nested(10_000) }],
+    ["any_value", { value: nested(64) }],
+  ])("%s: invalid arguments, nothing runs, and the call is audited", async (tool, input) => {
+    const { path, ctx, spies, audit } = setup({ extra: [any] });
+    const outcome = await path.call({ tool, input }, ctx());
+    expect(outcome._tag).toBe("InvalidArguments");
+    expect(told(outcome)).toBe("arguments: nested deeper than 64 levels");
+    expect(spies.total()).toBe(0);
+    expect(audit.map((r) => r.outcome)).toEqual(["invalidArguments"]);
+  });
+
+  it("64 levels in all are taken", async () => {
+    const { path, ctx } = setup({ extra: [any] });
+    const outcome = await path.call({ tool: "any_value", input: { value: nested(63) } }, ctx());
+    expect(outcome._tag).toBe("Succeeded");
+  });
+
+  it("a cycle given in-process is too deep, not a hang", async () => {
+    const { path, ctx } = setup({ extra: [any] });
+    const cycle: { self?: unknown } = {};
+    cycle.self = cycle;
+    const outcome = await path.call({ tool: "any_value", input: { value: cycle } }, ctx());
+    expect(told(outcome)).toBe("arguments: nested deeper than 64 levels");
+  });
+});
+
 describe("6. calls from code", () => {
   it("refuses a confirm tool called from code, without asking, whatever the model sent", async () => {
     const { path, ctx, spies } = setup();
@@ -518,6 +561,56 @@ describe("8. running", () => {
     const { path, ctx } = setup({ extra: [liar] });
     expect(told(await path.call({ tool: "liar", input: {} }, ctx()))).toBe(
       'the command\'s result did not match its schema\nid: expected number, got "seven"',
+    );
+  });
+});
+
+describe("8. a result JSON can't hold (issue 16)", () => {
+  const returning = (name: string, make: () => unknown) =>
+    defineCommand({ name, description: "Returns it.", can: "x.y", args: {}, run: make });
+  const cyclic = () => {
+    const order: { id: number; lines: Array<{ order?: unknown }> } = { id: 1, lines: [{}] };
+    (order.lines[0] as { order?: unknown }).order = order;
+    return order;
+  };
+
+  it.each([
+    ["bigint", () => ({ id: 1, rowid: 7n }), "result.rowid is a BigInt (7n)"],
+    ["bare_bigint", () => 12n, "result is a BigInt (12n)"],
+    ["cycle", cyclic, "result.lines[0].order refers back to result (a cycle)"],
+    [
+      "bad_to_json",
+      () => ({
+        when: {
+          toJSON: () => {
+            throw new Error("no clock");
+          },
+        },
+      }),
+      "result.when: its toJSON threw: no clock",
+    ],
+  ])(
+    "%s: a failed call naming the problem, told, published and audited",
+    async (name, make, problem) => {
+      const { path, ctx, audit, activity } = setup({ extra: [returning(name, make)] });
+      const outcome = await path.call({ tool: name, input: {} }, ctx());
+      expect(outcome._tag).toBe("Failed");
+      expect(ran(outcome)).toBe(true);
+      expect(formatOutcome(outcome)).toEqual({
+        isError: true,
+        text: `the command's result can't be sent as JSON: ${problem}`,
+      });
+      expect(audit.map((r) => r.outcome)).toEqual(["failed"]);
+      expect(activity.at(-1)).toMatchObject({ type: "finished", ok: false });
+    },
+  );
+
+  it("formatOutcome never throws: a success made by hand that JSON can't hold is told as an error", () => {
+    expect(formatOutcome({ _tag: "Succeeded", callId: "c", tool: "t", result: { n: 1n } })).toEqual(
+      {
+        isError: true,
+        text: "the command's result can't be sent as JSON: result.n is a BigInt (1n)",
+      },
     );
   });
 });

@@ -53,6 +53,7 @@ export const fakeClient = (options: { readonly refuse?: ReadonlySet<string> } = 
       }),
     stop: () => answer("stop", [], undefined),
     reset: () => answer("reset", [], undefined),
+    close: () => answer("close", [], undefined),
     tools: () => answer("tools", [], []),
     key: (key) => answer("key", [key], undefined),
     source: () => answer("source", [], "none" as const),

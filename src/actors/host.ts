@@ -58,7 +58,41 @@ export interface HostOptions {
   readonly userName?: (user: User) => string | undefined;
   /** Told when a window crashes more often than it may be rebuilt. */
   readonly onError?: (error: unknown, where: { readonly clientId: string }) => void;
+  /**
+   * How long a window with nothing open (no event stream, no running turn,
+   * no question waiting, no live query) stays in memory after it was last
+   * used: 30 minutes. Its log stays in a durable store, and it opens again
+   * when asked for.
+   */
+  readonly idleWindowMs?: number;
+  /**
+   * Windows kept in memory at most: 10 000. Past it, the least recently used
+   * windows with nothing open are closed first.
+   */
+  readonly maxWindows?: number;
 }
+
+/** A host option that cannot be used: thrown by `createHost`. */
+export class HostConfigError extends Data.TaggedError("HostConfigError")<{
+  readonly option: string;
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `createHost: ${this.option} ${this.reason}`;
+  }
+}
+
+/** Windows idle this long are closed: 30 minutes. */
+export const IDLE_WINDOW_MS = 30 * 60_000;
+/** Windows kept in memory at most. */
+export const MAX_WINDOWS = 10_000;
+
+const positive = (option: string, value: number | undefined, fallback: number): number => {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1)
+    throw new HostConfigError({ option, reason: `must be a positive whole number, not ${chosen}` });
+  return chosen;
+};
 
 export { defaultUserKey } from "../runtime/commands/userKey.ts";
 
@@ -76,6 +110,14 @@ export interface Host {
   readonly app: App;
   /** The conversation of one window, spawned on first use; a window belongs to one user. */
   readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
+  /**
+   * Closes one window if it is open (a page saying goodbye): its streams end
+   * and its memory is freed; a durable log stays. Another user's window is
+   * refused with `WindowOwnerMismatch`.
+   */
+  readonly closeWindow: (clientId: string, options: { readonly user: User }) => Promise<void>;
+  /** How many windows are open in memory now. */
+  readonly openWindows: () => number;
   /** The one call path every window (and MCP) goes through. */
   readonly path: CallPath;
   /** Live queries of every window; writes through the call path re-run the ones they change. */
@@ -102,6 +144,8 @@ const defaultUserName = (user: User): string | undefined => {
  */
 export const createHost = (app: App, options: HostOptions): Host => {
   const clock = options.clock ?? systemClock;
+  const idleWindowMs = positive("idleWindowMs", options.idleWindowMs, IDLE_WINDOW_MS);
+  const maxWindows = positive("maxWindows", options.maxWindows, MAX_WINDOWS);
   const store = options.store ?? memoryStore();
   const userKey = options.userKey ?? defaultUserKey;
   const path = createCallPath(app, {
@@ -167,6 +211,38 @@ export const createHost = (app: App, options: HostOptions): Host => {
       options.onError ??
       ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
   };
+  /** Closes a window no one waits on; a store that fails to drop its log is told to `onError`. */
+  const closeQuietly = (window: OpenWindow) =>
+    void window
+      .close()
+      .catch((error: unknown) => deps.onError(error, { clientId: window.clientId }));
+  /** Closes up to `count` windows with nothing open, least recently used first. */
+  const closeLeastRecentlyUsed = (count: number) => {
+    let left = count;
+    for (const { window } of windows.values()) {
+      if (left <= 0) break;
+      if (window.busy()) continue;
+      left--;
+      closeQuietly(window);
+    }
+  };
+  /** Closes the windows idle for `idleWindowMs`; runs while windows are open. */
+  let sweep: unknown;
+  const sweepLater = () => {
+    if (sweep !== undefined || windows.size === 0) return;
+    sweep = clock.setTimeout(
+      () => {
+        sweep = undefined;
+        const now = clock.now();
+        for (const { window } of [...windows.values()])
+          if (now - window.lastUsed() >= idleWindowMs && !window.busy()) closeQuietly(window);
+        sweepLater();
+      },
+      Math.min(idleWindowMs, 60_000),
+    );
+    // A sweep to come does not keep the process alive.
+    (sweep as { unref?: () => void } | null)?.unref?.();
+  };
   return {
     app,
     path,
@@ -178,6 +254,10 @@ export const createHost = (app: App, options: HostOptions): Host => {
         if (known.owner !== owner) throw new WindowOwnerMismatch({ clientId });
         if (!known.window.failed()) {
           known.window.setUser(user);
+          known.window.touch();
+          // Most recently used last: the map's order is the order windows are closed in.
+          windows.delete(clientId);
+          windows.set(clientId, known);
           return known.window;
         }
         // Given up after repeated crashes: opening it again starts a fresh actor on the same log.
@@ -188,9 +268,20 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);
       supervising().send({ type: "OPEN", window: window.key });
+      if (windows.size > maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows);
+      sweepLater();
       return window;
     },
+    closeWindow: async (clientId, { user }) => {
+      const known = windows.get(clientId);
+      if (known === undefined) return;
+      if (known.owner !== userKey(user)) throw new WindowOwnerMismatch({ clientId });
+      await known.window.close();
+    },
+    openWindows: () => windows.size,
     close: async () => {
+      if (sweep !== undefined) clock.clearTimeout(sweep);
+      sweep = undefined;
       await Promise.all([...windows.values()].map((w) => w.window.close()));
       // Its pending timers (crashes still counted) go with it.
       supervisor?.stop();

@@ -7,7 +7,7 @@
  * tools, and records what the conversation emits.
  */
 import type { Context } from "@opentelemetry/api";
-import { defer, filter, firstValueFrom, throwError } from "rxjs";
+import { defer, filter, firstValueFrom, Observable, throwError } from "rxjs";
 import type { Actor, ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import {
@@ -20,7 +20,12 @@ import type { App } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
 import type { EventStore } from "../runtime/log/eventStore.ts";
-import { isTurnEnd, type TurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
+import {
+  isTurnEnd,
+  type LogEvent,
+  type TurnEnd,
+  type UnstampedEvent,
+} from "../runtime/log/events.ts";
 import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
@@ -87,6 +92,12 @@ interface Supervised {
 export type OpenWindow = AssistantWindow & {
   /** What the supervisor knows the window by. */
   readonly key: string;
+  /** The window was asked for: it was used now. */
+  readonly touch: () => void;
+  /** When it was last used: asked for, or its last stream ended. */
+  readonly lastUsed: () => number;
+  /** Whether closing it would cut something off: a stream, a turn, a question, a live query, its start. */
+  readonly busy: () => boolean;
   readonly setUser: (user: User) => void;
   readonly supervised: Supervised;
 };
@@ -119,6 +130,9 @@ export const openWindow = (
     });
   let starting = nextStart();
   const ready = starting;
+  /** Event streams open now, and when the window was last used. */
+  let streams = 0;
+  let lastUsed = deps.clock.now();
 
   // An append the store refuses fails the conversation, and its supervisor rebuilds it.
   const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) =>
@@ -333,7 +347,26 @@ export const openWindow = (
       running.send({ type: "RESET", streamed: step.streamed() });
       await log.idle();
     },
-    events$: (fromSeq) => log.events$(fromSeq),
+    events$: (fromSeq) =>
+      new Observable<LogEvent>((subscriber) => {
+        streams++;
+        const subscription = log.events$(fromSeq).subscribe(subscriber);
+        return () => {
+          streams--;
+          lastUsed = deps.clock.now();
+          subscription.unsubscribe();
+        };
+      }),
+    touch: () => {
+      lastUsed = deps.clock.now();
+    },
+    lastUsed: () => lastUsed,
+    busy: () =>
+      streams > 0 ||
+      (!closed && failed === undefined && actor === undefined) ||
+      (actor !== undefined && !actor.getSnapshot().matches("idle")) ||
+      (confirmations.made()?.pending().length ?? 0) > 0 ||
+      deps.live.queries(clientId).length > 0,
     panel: () => log.panel(),
     history: () => log.history(),
     usage: () => log.usage(),
@@ -352,6 +385,7 @@ export const openWindow = (
       await log.idle();
     },
     close: async () => {
+      if (closed) return log.idle().catch(() => undefined);
       // A turn still running ends Stopped, so its prompt settles and its log is whole.
       if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
         text.flush();
@@ -365,6 +399,8 @@ export const openWindow = (
       actor = undefined;
       wake();
       await log.idle().catch(() => undefined);
+      // Every stream of the window ends, after what was stored: clients open the window again.
+      log.close();
       if (!deps.store.durable) await deps.store.drop(log.stream);
     },
   };

@@ -46,6 +46,8 @@ export interface WindowLog {
   readonly status: () => StatusState;
   /** The seq of the last stored event. */
   readonly lastSeq: () => number;
+  /** Completes every stream of the log, and each one subscribed after: the window closed. */
+  readonly close: () => void;
   readonly panel: () => PanelState;
   /** What is selected, kind by kind, with the route each was selected on. */
   readonly selections: () => SelectionsState;
@@ -148,6 +150,9 @@ class LogOfWindow implements WindowLog {
 
   async reload(): Promise<ReadonlyArray<LogEvent>> {
     await this.#queue;
+    // The store's own last seq, asked first: `read` skips events of types this code does not
+    // know (a newer version's), so the last one read may be older than the stream's last.
+    const storedSeq = await this.#store.lastSeq(this.stream);
     const events = await this.#store.read(this.stream);
     this.#history.reset(events);
     this.#usage.reset(events);
@@ -156,7 +161,7 @@ class LogOfWindow implements WindowLog {
     if (this.#selections === undefined && events.some((e) => e._tag === "SelectionChanged"))
       this.#selections = new LazyView(selections);
     this.#selections?.reset(events);
-    this.#lastSeq = events.at(-1)?.seq ?? 0;
+    this.#lastSeq = Math.max(storedSeq, events.at(-1)?.seq ?? 0);
     return events;
   }
 
@@ -170,15 +175,22 @@ class LogOfWindow implements WindowLog {
         last = event.seq;
         subscriber.next(event);
       };
-      const live = this.#appended.subscribe((event) =>
-        replaying ? buffered.push(event) : emit(event),
-      );
+      let closed = false;
+      const live = this.#appended.subscribe({
+        next: (event) => (replaying ? buffered.push(event) : emit(event)),
+        // The window closed: what was stored is told first, then the stream ends.
+        complete: () => {
+          closed = true;
+          if (!replaying) subscriber.complete();
+        },
+      });
       this.#store.read(this.stream, fromSeq).then(
         (events) => {
           for (const event of events) emit(event);
           for (const event of buffered) emit(event);
           replaying = false;
           buffered.length = 0;
+          if (closed) subscriber.complete();
         },
         (error) => subscriber.error(error),
       );
@@ -188,6 +200,10 @@ class LogOfWindow implements WindowLog {
 
   lastSeq(): number {
     return this.#lastSeq;
+  }
+
+  close(): void {
+    this.#appended.complete();
   }
 
   history(): HistoryState {

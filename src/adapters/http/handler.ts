@@ -82,13 +82,16 @@ type Env = { Variables: { user: User } };
 
 const noContent = () => new Response(null, { status: 204 });
 
-/** The window the client header names, opened for the signed-in user. */
-const windowOf = (host: Host, c: Context<Env>): AssistantWindow => {
+/** The client id the header names. */
+const clientIdOf = (c: Context<Env>): string => {
   const header = c.req.header(CLIENT_HEADER);
   if (header === undefined) throw badRequest(`${CLIENT_HEADER}: the header is missing`);
-  const clientId = decoded(ClientId, header, CLIENT_HEADER);
-  return host.window(clientId, { user: c.get("user") });
+  return decoded(ClientId, header, CLIENT_HEADER);
 };
+
+/** The window the client header names, opened for the signed-in user. */
+const windowOf = (host: Host, c: Context<Env>): AssistantWindow =>
+  host.window(clientIdOf(c), { user: c.get("user") });
 
 /** The body, read as JSON. */
 const jsonOf = async (request: Request): Promise<unknown> => {
@@ -202,6 +205,12 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
 
   api.post("/reset", async (c) => {
     await windowOf(host, c).reset();
+    return noContent();
+  });
+
+  // A page going away: the window is closed if it is open, and not opened to be closed.
+  api.post("/close", async (c) => {
+    await host.closeWindow(clientIdOf(c), { user: c.get("user") });
     return noContent();
   });
 

@@ -1,4 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../../runtime/calls/confirmer.ts";
 import { clip } from "../../runtime/clip.ts";
 import { typesSdk } from "./sdk.ts";
@@ -27,15 +28,29 @@ export const confirmMessage = (request: ConfirmRequest): string => {
 export const canElicit = (server: Server): boolean =>
   server.getClientCapabilities()?.elicitation?.form !== undefined;
 
+/** Options of {@link elicitationConfirmer}. */
+export interface ElicitationConfirmerOptions {
+  readonly timeoutMs: number;
+  readonly onUnavailable: () => void;
+  /**
+   * The `tools/call` being confirmed. Over Streamable HTTP the question goes
+   * on that request's own response stream, which the client is reading;
+   * without it the SDK sends it on the optional standalone GET stream, and a
+   * client that never opened one is never asked.
+   */
+  readonly relatedRequestId: RequestId;
+}
+
 /**
- * A `Confirmer` that asks the MCP client by form elicitation. Accepted with
- * `confirm: true` is the only yes; declined, cancelled, `confirm: false`, an
- * error, or no answer in `timeoutMs` is not. A client that cannot elicit is
- * not asked: `onUnavailable` is told, and the answer is no.
+ * A `Confirmer` that asks the MCP client by form elicitation, as part of
+ * the call it confirms. Accepted with `confirm: true` is the only yes;
+ * declined, cancelled, `confirm: false`, an error, or no answer in
+ * `timeoutMs` is not. A client that cannot elicit is not asked:
+ * `onUnavailable` is told, and the answer is no.
  */
 export const elicitationConfirmer = (
   server: Server,
-  options: { readonly timeoutMs: number; readonly onUnavailable: () => void },
+  options: ElicitationConfirmerOptions,
 ): Confirmer => ({
   ask: async (request, signal) => {
     const reply = (answer: ConfirmAnswer) => ({
@@ -52,7 +67,7 @@ export const elicitationConfirmer = (
       const result = await server.elicitInput(
         { mode: "form", message: confirmMessage(request), requestedSchema: confirmSchema() },
         // The SDK's default request timeout is 60 s; a person may take longer.
-        { signal, timeout: options.timeoutMs },
+        { signal, timeout: options.timeoutMs, relatedRequestId: options.relatedRequestId },
       );
       const yes = result.action === "accept" && result.content?.confirm === true;
       return reply(yes ? "accepted" : "declined");

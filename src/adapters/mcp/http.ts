@@ -1,7 +1,8 @@
 /**
  * The app's MCP server over Streamable HTTP, as a fetch handler: one
  * transport and one `Server` per session, found by the `Mcp-Session-Id`
- * header. A session ends on DELETE, or after it has been idle too long.
+ * header. A session ends on DELETE, after it has been idle too long, or to
+ * make way for a newer one of its user at the user's cap.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -10,11 +11,15 @@ import type { App } from "../../runtime/commands/app.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
 import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
+import {
+  MCP_SESSION_IDLE_MS,
+  MCP_SESSIONS_MAX,
+  MCP_SESSIONS_PER_USER,
+  sessionLimits,
+} from "./limits.ts";
 import { streamableHttpSdk } from "./sdk.ts";
-import { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
-
-/** How long a session may go without a request before it ends: 30 minutes. */
-export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
+import { type McpServerOptions, mcpServerRunning, notifyToolsChanged } from "./server.ts";
+import { type Admission, type Slot, sessionTable } from "./sessions.ts";
 
 /** Options of {@link mcpHttp}: those of `mcpServer` but `user`, and the session's. */
 export interface McpHttpOptions extends Omit<McpServerOptions, "user"> {
@@ -28,6 +33,14 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "user"> {
   ) => User | undefined | null | Promise<User | undefined | null>;
   /** A session idle this long ends: {@link MCP_SESSION_IDLE_MS}. */
   readonly idleTimeoutMs?: number;
+  /**
+   * Sessions one user may have open ({@link MCP_SESSIONS_PER_USER}); the
+   * user's least recently used idle one ends to make way for a new one.
+   * Without `authenticate`, every client is the same user.
+   */
+  readonly maxSessionsPerUser?: number;
+  /** Sessions open in all ({@link MCP_SESSIONS_MAX}); past it a new one is refused (503). */
+  readonly maxSessions?: number;
   /** Time, for idle sessions: the wall clock unless given. */
   readonly clock?: Clock;
   /** Session ids: random UUIDs unless given. They must be unguessable; inject others only in tests. */
@@ -47,89 +60,124 @@ export interface McpHttpHandler {
   readonly close: () => Promise<void>;
 }
 
-interface Session {
+interface Held {
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly user: User | undefined;
-  lastSeen: number;
 }
+
+type Session = Slot<User | undefined, Held>;
 
 /** A JSON-RPC error answer with no id, as the SDK's transport writes its own. */
 const rpcError = (status: number, code: number, message: string): Response =>
   Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 
+/** The answer to a session that can't be opened. */
+const refusalOf = (admission: Exclude<Admission<unknown, unknown>, { _tag: "Admitted" }>) => {
+  switch (admission._tag) {
+    case "UserFull":
+      return rpcError(
+        429,
+        -32000,
+        `Too many MCP sessions for this user: each of its ${admission.limit} is in the middle of a call. End one (DELETE) or try again when a call has finished.`,
+      );
+    case "ServerFull":
+      return rpcError(
+        503,
+        -32000,
+        `Too many MCP sessions: all ${admission.limit} are open. Try again later.`,
+      );
+  }
+};
+
 /**
  * Serves the app's MCP grant over Streamable HTTP. Mount it at one path
  * (`/mcp`) with any fetch host, or on `node:http` with `toNodeListener`.
+ * Sessions are capped per user and in all; options that aren't caps throw
+ * `McpConfigError`.
  *
  * @example
  * ```ts
  * import { createServer } from "node:http";
  * import { toNodeListener } from "elyra-assistant/http";
  *
- * const handle = mcpHttp(app, { authenticate: (request) => sessions.userOf(request) });
+ * const handle = mcpHttp(app, {
+ *   authenticate: (request) => sessions.userOf(request),
+ *   maxSessionsPerUser: 4, // 16 unless given
+ * });
  * createServer(toNodeListener(handle)).listen(3001, "127.0.0.1");
  * ```
  */
 export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler => {
   const {
     authenticate,
-    idleTimeoutMs = MCP_SESSION_IDLE_MS,
+    idleTimeoutMs,
+    maxSessions,
+    maxSessionsPerUser,
     clock = systemClock,
     sessionIds = () => crypto.randomUUID(),
     sameUser = (a, b) => canonicalJson(a) === canonicalJson(b),
     ...serverOptions
   } = options;
-  const sessions = new Map<string, Session>();
+  const limits = sessionLimits({ idleTimeoutMs, maxSessions, maxSessionsPerUser });
+  // Without authenticate there are no users to tell apart: every session is the anonymous one's.
+  const same = (a: User | undefined, b: User | undefined): boolean =>
+    a === undefined || b === undefined ? a === b : sameUser(a, b);
+  const sessions = sessionTable<User | undefined, Held>(limits, clock, same);
   let sweeper: unknown;
 
   const end = async (session: Session) => {
-    const id = session.transport.sessionId;
-    if (id !== undefined) sessions.delete(id);
-    await session.server.close();
+    sessions.remove(session);
+    await session.value.server.close();
   };
 
   const sweep = () => {
-    const now = clock.now();
-    for (const session of [...sessions.values()]) {
-      if (now - session.lastSeen >= idleTimeoutMs) void end(session);
-    }
+    for (const session of sessions.expire()) void end(session);
   };
 
   // Between requests a timer ends idle sessions, so an abandoned one doesn't stay in memory.
   const arm = () => {
-    if (sweeper !== undefined || sessions.size === 0) return;
+    if (sweeper !== undefined || sessions.size() === 0) return;
     sweeper = clock.setTimeout(() => {
       sweeper = undefined;
       sweep();
       arm();
-    }, idleTimeoutMs);
+    }, limits.idleTimeoutMs);
     (sweeper as { unref?: () => void } | undefined)?.unref?.();
   };
 
   const open = async (request: Request, user: User | undefined): Promise<Response> => {
-    const transport = new streamableHttpSdk.WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: sessionIds,
-      onsessioninitialized: (id) => {
-        sessions.set(id, session);
-        arm();
-      },
+    const admission = sessions.admit(user, (usage): Held => {
+      const transport = new streamableHttpSdk.WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: sessionIds,
+        onsessioninitialized: (id) => {
+          sessions.opened(session, id);
+          arm();
+        },
+      });
+      const server = mcpServerRunning(
+        app,
+        {
+          ...serverOptions,
+          // A function, so a user that is itself a function isn't taken for one of the client's name.
+          ...(user === undefined ? {} : { user: () => user }),
+        },
+        (call) => sessions.calling(usage, call),
+      );
+      return { server, transport };
     });
-    const server = mcpServer(app, {
-      ...serverOptions,
-      // A function, so a user that is itself a function isn't taken for one of the client's name.
-      ...(user === undefined ? {} : { user: () => user }),
-    });
-    const session: Session = { server, transport, user, lastSeen: clock.now() };
-    // DELETE, close() and expiry all end here.
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    const response = await transport.handleRequest(request);
-    // Anything but an initialize request leaves no session: nothing to keep.
-    if (!sessions.has(transport.sessionId ?? "")) await server.close();
-    return response;
+    if (admission._tag !== "Admitted") return refusalOf(admission);
+    const { slot: session, evicted } = admission;
+    if (evicted !== undefined) void end(evicted);
+    const { server, transport } = session.value;
+    // DELETE, close(), expiry and making way all end here.
+    transport.onclose = () => sessions.remove(session);
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request);
+    } finally {
+      // Anything but an initialize request leaves no session: nothing to keep.
+      if (session.id === undefined) await end(session);
+    }
   };
 
   const handle = async (request: Request): Promise<Response> => {
@@ -148,31 +196,28 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
       }
       return open(request, user);
     }
-    const session = sessions.get(id);
+    const session = sessions.find(id);
     // Another user's session is answered as though it didn't exist.
-    if (
-      session === undefined ||
-      (authenticate !== undefined && !sameUser(session.user as User, user as User))
-    ) {
+    if (session === undefined || !same(session.user, user)) {
       return rpcError(404, -32001, "Session not found");
     }
-    session.lastSeen = clock.now();
+    sessions.touch(session);
     try {
-      return await session.transport.handleRequest(request);
+      return await session.value.transport.handleRequest(request);
     } finally {
-      session.lastSeen = clock.now();
+      sessions.touch(session);
     }
   };
 
   return Object.assign(handle, {
-    sessions: () => sessions.size,
+    sessions: () => sessions.size(),
     notifyToolsChanged: async () => {
-      await Promise.all([...sessions.values()].map((s) => notifyToolsChanged(s.server)));
+      await Promise.all(sessions.all().map((s) => notifyToolsChanged(s.value.server)));
     },
     close: async () => {
       if (sweeper !== undefined) clock.clearTimeout(sweeper);
       sweeper = undefined;
-      await Promise.all([...sessions.values()].map(end));
+      await Promise.all(sessions.all().map(end));
     },
   });
 };

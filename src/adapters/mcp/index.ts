@@ -7,12 +7,13 @@
  * @packageDocumentation
  */
 
+export { McpConfigError } from "./errors.ts";
 export {
-  MCP_SESSION_IDLE_MS,
   type McpHttpHandler,
   type McpHttpOptions,
   mcpHttp,
 } from "./http.ts";
+export { MCP_SESSION_IDLE_MS, MCP_SESSIONS_MAX, MCP_SESSIONS_PER_USER } from "./limits.ts";
 export { cannotConfirmText } from "./results.ts";
 export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
 export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./stdio.ts";

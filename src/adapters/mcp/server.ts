@@ -45,7 +45,23 @@ export interface McpServerOptions {
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export const mcpServer = (app: App, options: McpServerOptions = {}): Server => {
+export const mcpServer = (app: App, options: McpServerOptions = {}): Server =>
+  mcpServerRunning(app, options, (call) => call());
+
+/** How a server runs each tool call: `mcpHttp`'s counts the calls in progress. */
+export type CallRunner = <R>(call: () => Promise<R>) => Promise<R>;
+
+/**
+ * {@link mcpServer}, each tool call run by `runCall`, so its host knows when
+ * the session is in the middle of one.
+ *
+ * @internal
+ */
+export const mcpServerRunning = (
+  app: App,
+  options: McpServerOptions,
+  runCall: CallRunner,
+): Server => {
   const confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
   const path = options.path ?? createCallPath(app, { confirmTimeoutMs });
   // Rate limits and confirmations are kept per scope: one per server, so per session.
@@ -65,32 +81,34 @@ export const mcpServer = (app: App, options: McpServerOptions = {}): Server => {
 
   server.setRequestHandler(
     typesSdk.CallToolRequestSchema,
-    async (request, extra): Promise<CallToolResult> => {
-      const client = server.getClientVersion()?.name ?? "unknown";
-      const tool = request.params.name;
-      let unconfirmable = false;
-      const confirmer = elicitationConfirmer(server, {
-        timeoutMs: confirmTimeoutMs,
-        onUnavailable: () => {
-          unconfirmable = true;
-        },
-      });
-      const outcome = await path.call(
-        // MCP's `arguments` is optional: a call without any is a call with none.
-        { tool, input: request.params.arguments ?? {} },
-        {
-          user: userOf(client),
-          origin: { kind: "agent", client },
-          scope,
-          signal: extra.signal,
-          confirmer,
-        },
-      );
-      const command = app.mcp?.tools.get(tool);
-      const structured =
-        command !== undefined && mcpToolOf(toolOf(command)).outputSchema !== undefined;
-      return callResultOf(outcome, { structured, unconfirmable });
-    },
+    (request, extra): Promise<CallToolResult> =>
+      runCall(async () => {
+        const client = server.getClientVersion()?.name ?? "unknown";
+        const tool = request.params.name;
+        let unconfirmable = false;
+        const confirmer = elicitationConfirmer(server, {
+          timeoutMs: confirmTimeoutMs,
+          relatedRequestId: extra.requestId,
+          onUnavailable: () => {
+            unconfirmable = true;
+          },
+        });
+        const outcome = await path.call(
+          // MCP's `arguments` is optional: a call without any is a call with none.
+          { tool, input: request.params.arguments ?? {} },
+          {
+            user: userOf(client),
+            origin: { kind: "agent", client },
+            scope,
+            signal: extra.signal,
+            confirmer,
+          },
+        );
+        const command = app.mcp?.tools.get(tool);
+        const structured =
+          command !== undefined && mcpToolOf(toolOf(command)).outputSchema !== undefined;
+        return callResultOf(outcome, { structured, unconfirmable });
+      }),
   );
 
   return server;

@@ -4,7 +4,6 @@
  */
 import { Either } from "effect";
 import {
-  isRateLimit,
   memoryRateLimitStore,
   type RateLimit,
   type RateLimitStore,
@@ -27,6 +26,7 @@ import {
   tooLarge,
   unauthenticated,
 } from "./errors.ts";
+import { proxyRateLimit } from "./limit.ts";
 import { checkRequest } from "./policy.ts";
 import { forward } from "./upstream.ts";
 import { usageMeter } from "./usageMeter.ts";
@@ -50,14 +50,24 @@ export interface ProxyOptions<U = User> {
   readonly models: ReadonlyArray<string>;
   /** The highest `max_tokens` a request may ask for; over it is refused (422). */
   readonly maxTokens: number;
-  /** Requests per user: at most `calls` in any `perSeconds` window. No limit unless given. */
-  readonly rateLimit?: RateLimit;
+  /**
+   * Requests per user: at most `calls` in any `perSeconds` window. Unless
+   * given, 60 in any 60 s; `false` turns the limit off (for a proxy limited
+   * in front of it, or a test).
+   */
+  readonly rateLimit?: RateLimit | false;
   /** Where the rate limit counts: in memory unless given (`redisStore` for several instances). */
   readonly rateLimits?: RateLimitStore;
   /** Where each user's tokens are added up; nowhere unless given. */
   readonly usage?: UsageStore;
   /** Whether a `code_execution_*` server tool is passed: false. */
   readonly codeExecution?: boolean;
+  /**
+   * Whether content may hold URL sources (`image` or `document` blocks with
+   * `source: { type: "url" }`), which make the API fetch a URL the client
+   * chose: false, refused with 422.
+   */
+  readonly allowUrlSources?: boolean;
   /** Whether `stream: true` is passed: true. When false, it is refused with 422 "Streaming isn't proxied". */
   readonly stream?: boolean;
   /** Told of each forwarded request's usage, once, when its answer ends (or is cut, or left). */
@@ -70,6 +80,7 @@ export interface ProxyOptions<U = User> {
   readonly timeoutMs?: number;
   /** The largest request body taken: 32 MB, the API's own limit. */
   readonly maxBodyBytes?: number;
+  /** The clock of the timeout and the rate limit: `systemClock`; `simulatedClock()` in tests. */
   readonly clock?: Clock;
   /** How to reach upstream: the platform's `fetch` unless given. */
   readonly fetch?: typeof globalThis.fetch;
@@ -85,8 +96,10 @@ const fromBody = (problem: BodyProblem): ProxyRefusal =>
  * The Messages API, proxied: a fetch handler for `POST …/v1/messages` that
  * the real SDK reaches with `baseURL` and `authToken`. Before anything goes
  * upstream it authenticates the user (401), decodes the body (400 naming the
- * field), checks the model (422), `max_tokens` (422), server tools (422),
- * streaming (422) and the user's rate limit (429). Then it forwards with the
+ * field), checks the model (422), `max_tokens` (422), server tools and MCP
+ * servers (422), URL sources in the content (422, unless `allowUrlSources`),
+ * streaming (422) and the user's rate limit (429; 60 requests a minute
+ * unless `rateLimit` says otherwise, `false` for none). Then it forwards with the
  * server's key, passing the event stream through as it arrives. Refusals and
  * failures answer the API's error JSON; a bug answers a bare 500.
  *
@@ -111,6 +124,7 @@ export const createProxy = <U = User>(
     maxTokens: options.maxTokens,
     codeExecution: options.codeExecution ?? false,
     stream: options.stream ?? true,
+    allowUrlSources: options.allowUrlSources ?? false,
   };
   const clock = options.clock ?? systemClock;
   const rateLimits = options.rateLimits ?? memoryRateLimitStore();
@@ -120,10 +134,7 @@ export const createProxy = <U = User>(
     throw new ProxyConfigError({
       reason: `maxTokens must be a whole number above 0, not ${String(options.maxTokens)}`,
     });
-  if (options.rateLimit !== undefined && !isRateLimit(options.rateLimit))
-    throw new ProxyConfigError({
-      reason: "rateLimit needs whole calls ≥ 1 over a positive, finite perSeconds",
-    });
+  const limit = proxyRateLimit(options.rateLimit);
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
@@ -133,7 +144,6 @@ export const createProxy = <U = User>(
     ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
 
   const takeLimit = async (key: string): Promise<ProxyRefusal | undefined> => {
-    const limit = options.rateLimit;
     if (limit === undefined) return undefined;
     let decision: Awaited<ReturnType<RateLimitStore["take"]>>;
     try {

@@ -1,11 +1,13 @@
 /**
  * What the proxy lets through, read off the request body: the body decoded
- * by its schema, then the model, the token cap, server tools and streaming,
- * each checked against the settings. Pure: nothing here goes upstream.
+ * by its schema, then the model, the token cap, server tools, MCP servers,
+ * URL sources and streaming, each checked against the settings. Pure:
+ * nothing here goes upstream.
  */
 import { Either, Schema } from "effect";
 import { decode } from "../web/body.ts";
 import { invalid, type ProxyRefusal, STREAMING_REFUSED, unprocessable } from "./errors.ts";
+import { findUrlSource } from "./urlSources.ts";
 
 /** A tool as far as the proxy reads it: a plain client tool has no `type`, or `custom`. */
 const ToolEntry = Schema.Struct({
@@ -21,6 +23,7 @@ export const MessagesRequest = Schema.Struct({
   model: Schema.String,
   max_tokens: Schema.Int.pipe(Schema.positive()),
   messages: Schema.Array(Schema.Unknown),
+  system: Schema.optional(Schema.Unknown),
   stream: Schema.optional(Schema.Boolean),
   tools: Schema.optional(Schema.Array(ToolEntry)),
   mcp_servers: Schema.optional(Schema.Array(Schema.Unknown)),
@@ -33,7 +36,13 @@ export interface Policy {
   readonly maxTokens: number;
   readonly codeExecution: boolean;
   readonly stream: boolean;
+  /** Whether content may hold URL sources, which the API fetches. */
+  readonly allowUrlSources: boolean;
 }
+
+/** The refusal of a URL source, at its path: the API would fetch a URL the client chose. */
+const urlSourceRefused = (at: string): string =>
+  `${at}: URL sources aren't proxied (the API would fetch the URL); send the data as base64`;
 
 /** Code execution's tool types: `code_execution_20250825`, `code_execution_20260120`, … */
 const CODE_EXECUTION = /^code_execution_\d{8}$/;
@@ -54,7 +63,8 @@ const toolRefusal = (
 /**
  * The request, decoded and checked in order: the body's fields (400 naming
  * the field), the model (422), `max_tokens` (422), server tools and MCP
- * servers (422), streaming (422).
+ * servers (422), URL sources in the messages or the system prompt (422),
+ * streaming (422).
  */
 export const checkRequest = (
   json: unknown,
@@ -80,6 +90,10 @@ export const checkRequest = (
   }
   if ((body.mcp_servers ?? []).length > 0) {
     return Either.left(unprocessable("mcp_servers: MCP servers aren't proxied"));
+  }
+  if (!policy.allowUrlSources) {
+    const at = findUrlSource(body.messages, "messages") ?? findUrlSource(body.system, "system");
+    if (at !== undefined) return Either.left(unprocessable(urlSourceRefused(at)));
   }
   if (body.stream === true && !policy.stream) return Either.left(unprocessable(STREAMING_REFUSED));
   return Either.right(body);

@@ -34,6 +34,33 @@ export class SecretsFileInvalid extends Data.TaggedError("SecretsFileInvalid")<{
   }
 }
 
+/**
+ * The directory the secrets file is in can be written by others (group or
+ * other write, without the sticky bit), so they could put a file of their
+ * own in place of the secrets file. Every `get`, `set` and `delete` rejects
+ * with it; the directory is left as it is, never narrowed (it is not this
+ * store's to change).
+ *
+ * @example
+ * ```ts
+ * const secrets = fileSecrets("/srv/shared/secrets.json"); // /srv/shared is 0777
+ * await secrets.get("id:1").catch((error) => {
+ *   if (error instanceof SecretsDirectoryUnsafe) console.error(error.message); // chmod go-w /srv/shared
+ * });
+ * ```
+ */
+export class SecretsDirectoryUnsafe extends Data.TaggedError("SecretsDirectoryUnsafe")<{
+  /** The directory. */
+  readonly path: string;
+  /** Its mode as found: the permission and special bits (`0o777`, `0o2775`, …). */
+  readonly mode: number;
+}> {
+  override get message(): string {
+    const mode = this.mode.toString(8).padStart(4, "0");
+    return `elyra-assistant/secrets: ${this.path} (mode ${mode}) can be written by others, who could replace the secrets file in it; remove their write access (chmod go-w) or set the sticky bit`;
+  }
+}
+
 /** What the file holds. */
 interface SecretsFile {
   readonly version: 1;
@@ -41,10 +68,13 @@ interface SecretsFile {
 }
 
 /**
- * Secrets kept in a JSON file at `path`, mode 0600 in a directory of mode
- * 0700 (made if missing). A file or directory found readable by others is
- * narrowed back before it is read. Changes from this process are made one at
- * a time; the file is read afresh for each, so an edit by hand is seen.
+ * Secrets kept in a JSON file at `path`, mode 0600. A missing directory is
+ * made, mode 0700. A directory that is there is never changed: one others can
+ * write into without the sticky bit is refused ({@link SecretsDirectoryUnsafe}),
+ * as they could replace the file; one others can only read (0755) or a sticky
+ * one (1777) is used as it is. A file found readable by others is narrowed to
+ * its owner before it is read. Changes from this process are made one at a
+ * time; the file is read afresh for each, so an edit by hand is seen.
  *
  * @example
  * ```ts
@@ -65,11 +95,12 @@ export const fileSecrets = (path: string): Secrets => {
 
   // A Map, not an object: a user key such as `__proto__` is a key like any other.
   const read = async (): Promise<Map<string, string>> => {
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    await narrow(dir, DIR_MODE);
+    // Made 0700 (the umask can only narrow it), or there before us: then checked, never changed.
+    const made = await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    if (made === undefined) await refuseIfOthersCanWrite(dir);
     let text: string;
     try {
-      await narrow(path, FILE_MODE);
+      await narrowToOwner(path);
       text = await readFile(path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
@@ -132,8 +163,22 @@ export const fileSecrets = (path: string): Secrets => {
   };
 };
 
-/** Takes away any access others have to `path` (mode bits beyond its owner's). */
-const narrow = async (path: string, mode: number): Promise<void> => {
-  const { mode: now } = await stat(path);
-  if ((now & 0o077) !== 0) await chmod(path, mode);
+/** Group and other write. */
+const OTHERS_WRITE = 0o022;
+/** The sticky bit: in such a directory, only a file's owner may rename or remove it. */
+const STICKY = 0o1000;
+/** The permission bits and the special ones (setuid, setgid, sticky): what `chmod` sets. */
+const MODE_BITS = 0o7777;
+
+/** Rejects when others could replace a file in `dir`: they can write there, and it is not sticky. */
+const refuseIfOthersCanWrite = async (dir: string): Promise<void> => {
+  const mode = (await stat(dir)).mode & MODE_BITS;
+  if ((mode & OTHERS_WRITE) !== 0 && (mode & STICKY) === 0)
+    throw new SecretsDirectoryUnsafe({ path: dir, mode });
+};
+
+/** Takes away any access others have to the file at `path`; its owner's bits and special bits stay. */
+const narrowToOwner = async (path: string): Promise<void> => {
+  const mode = (await stat(path)).mode & MODE_BITS;
+  if ((mode & 0o077) !== 0) await chmod(path, mode & ~0o077);
 };

@@ -1,16 +1,23 @@
 /**
  * The durable event store: every stream in one SQLite table, written in WAL
- * mode through better-sqlite3.
+ * mode through better-sqlite3, by one store at a time.
  */
 import { Schema, SchemaAST } from "effect";
 import { InvariantBroken } from "../../runtime/errors.ts";
 import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
 import { LogEvent, type NewEvent } from "../../runtime/log/events.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
+import { openExclusive } from "./sqliteFile.ts";
+
+export { StoreInUse } from "./sqliteFile.ts";
 
 /** How a {@link sqliteStore} opens its database. */
 export interface SqliteStoreOptions {
-  /** How long a write waits for another connection's write lock before failing, in ms (default 5 000). */
+  /**
+   * How long opening waits for a file another connection holds before it
+   * throws `StoreInUse`, in ms (default 5 000): time for a process being
+   * replaced to close it. Once open, the store holds the file, so no append waits.
+   */
   readonly busyTimeoutMs?: number;
   /**
    * `NORMAL` (the default): a committed append survives a crash of the
@@ -20,7 +27,7 @@ export interface SqliteStoreOptions {
   readonly synchronous?: "NORMAL" | "FULL";
 }
 
-/** A durable {@link EventStore}; `close` releases the database file. */
+/** A durable {@link EventStore}; `close` releases the database file for the next store. */
 export interface SqliteStore extends EventStore {
   readonly close: () => Promise<void>;
 }
@@ -62,24 +69,33 @@ interface Row {
 /**
  * An {@link EventStore} in the SQLite file at `path` (`":memory:"` for one
  * that lasts as long as the store). Events are checked against `LogEvent` and
- * stored as JSON; an append is one transaction that takes the write lock
- * first, so appends through other connections to the same file conflict as
- * they should. Reading skips events of a type this code does not know (a
- * newer writer's); an event of a known type that does not decode is an error.
+ * stored as JSON; an append is one transaction.
+ *
+ * One store writes a file: the store holds SQLite's exclusive lock on it from
+ * open to `close` (or until its process dies), and a second store on the file,
+ * in this process or another, throws `StoreInUse` once `busyTimeoutMs` has
+ * passed. So no other writer can append to a window's stream under a running
+ * host, and nothing else reads the file while the store is open.
+ *
+ * Reading skips events of a type this code does not know (a newer version's);
+ * `lastSeq` still counts them. An event of a known type that does not decode
+ * is an error.
  *
  * @example
  * ```ts
  * const store = sqliteStore("conversations.db");
  * const [first] = await store.append("w1", [{ _tag: "Reset", at: Date.now(), turn: 0 }], 0);
  * await store.read("w1"); // [first]
- * await store.close();
+ * sqliteStore("conversations.db"); // throws StoreInUse
+ * await store.close(); // now another store may open the file
  * ```
  */
 export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): SqliteStore => {
-  const db = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 5_000 });
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
-  db.exec(SCHEMA);
+  const db = openExclusive(path, {
+    busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+    synchronous: options.synchronous === "FULL" ? "FULL" : "NORMAL",
+    schema: SCHEMA,
+  });
 
   const lastSeqOf = db
     .prepare<[string], number>("SELECT coalesce(max(seq), 0) FROM events WHERE stream = ?")
@@ -123,7 +139,7 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
       try {
         write.immediate(stream, rows, expectedSeq);
       } catch (error) {
-        // The key is the last guard should two writers ever pass the check together.
+        // The key is the last guard, should the file ever be written past the lock.
         if (
           error instanceof BetterSqlite3.SqliteError &&
           error.code === "SQLITE_CONSTRAINT_PRIMARYKEY"

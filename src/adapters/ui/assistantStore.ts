@@ -50,6 +50,8 @@ export interface AssistantStore {
   readonly stop: () => Promise<boolean>;
   readonly reset: () => Promise<boolean>;
   readonly selected: (kind: string, ids: ReadonlyArray<string | number>) => Promise<boolean>;
+  /** The page is going away: the stream is closed and the host told to close the window. */
+  readonly goodbye: () => void;
 }
 
 /** The hash route (`#/customers/42` → `/customers/42`) when the app routes by hash, else the path. */
@@ -172,5 +174,11 @@ export const createAssistantStore = (
     stop: () => request(() => client.stop()),
     reset: () => request(() => client.reset()),
     selected: (kind, ids) => request(() => client.selected(kind, ids, route())),
+    goodbye: () => {
+      closeStream?.();
+      closeStream = undefined;
+      // Nothing is left to show a failure to: the host closes idle windows on its own anyway.
+      client.close().catch(() => undefined);
+    },
   };
 };

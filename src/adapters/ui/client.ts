@@ -49,6 +49,12 @@ export interface AssistantClient {
   ) => Promise<ConfirmResponse>;
   readonly stop: () => Promise<void>;
   readonly reset: () => Promise<void>;
+  /**
+   * Says goodbye: the host closes this window (its streams end, its memory is
+   * freed; a durable log stays). Sent with `keepalive`, so it still goes as
+   * the page is left.
+   */
+  readonly close: () => Promise<void>;
   /** The tools offered to this user now. */
   readonly tools: () => Promise<ReadonlyArray<ToolInfo>>;
   /**
@@ -134,10 +140,15 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
   // Read at each call, so a test (or a polyfill) installed later is used.
   const fetchOf = (): typeof globalThis.fetch => options.fetch ?? globalThis.fetch;
 
-  const post = async (route: string, body?: unknown): Promise<Response> => {
+  const post = async (
+    route: string,
+    body?: unknown,
+    init: { readonly keepalive?: boolean } = {},
+  ): Promise<Response> => {
     let response: Response;
     try {
       response = await fetchOf()(`${base}/${route}`, {
+        ...init,
         method: "POST",
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -164,6 +175,7 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
       json(await post("confirm", { confirmId, accept, ...echo })),
     stop: async () => void (await post("stop")),
     reset: async () => void (await post("reset")),
+    close: async () => void (await post("close", undefined, { keepalive: true })),
     tools: async () => (await json<{ tools: ReadonlyArray<ToolInfo> }>(await post("tools"))).tools,
     key: async (key) => void (await post("key", { key })),
     source: async () => (await json<SourceResponse>(await post("source"))).source,

@@ -35,7 +35,13 @@ export const installAssistant = (store: AssistantStore): (() => void) => {
     waiting.delete(take);
     take(store);
   }
+  // A page left for good (not kept in the back-forward cache) says goodbye to its window.
+  const leave = (event: Event) => {
+    if (!(event as PageTransitionEvent).persisted) store.goodbye();
+  };
+  globalThis.addEventListener?.("pagehide", leave);
   return () => {
+    globalThis.removeEventListener?.("pagehide", leave);
     if (installed === store) installed = undefined;
   };
 };

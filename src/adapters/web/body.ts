@@ -6,11 +6,12 @@
  */
 import { Either, type ParseResult, Schema } from "effect";
 import { issueLines, issuesOf } from "../../runtime/commands/issues.ts";
+import { MAX_JSON_DEPTH, textNestedDeeper } from "../../runtime/json.ts";
 
 /**
  * Why a request's value could not be read: a body over the limit, one that
- * is not (whole, UTF-8) JSON, or a value its schema refuses (`message` names
- * each field: `text: expected string, got 5`).
+ * is not (whole, UTF-8) JSON or nests too deep, or a value its schema refuses
+ * (`message` names each field: `text: expected string, got 5`).
  */
 export type BodyProblem = TooLarge | Unreadable;
 export interface TooLarge {
@@ -25,14 +26,18 @@ export interface Unreadable {
 const tooLarge = (limit: number): TooLarge => ({ _tag: "TooLarge", limit });
 const badRequest = (message: string): Unreadable => ({ _tag: "Unreadable", message });
 
-/** Reads the body as JSON: refused when over `limit` bytes, not UTF-8 or not JSON. */
+/**
+ * Reads the body as JSON: refused when over `limit` bytes, not UTF-8, nested
+ * deeper than {@link MAX_JSON_DEPTH} levels (checked before it is parsed) or
+ * not JSON.
+ */
 export const readJson = async (
   request: Request,
   limit: number,
 ): Promise<Either.Either<unknown, BodyProblem>> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) return Either.left(tooLarge(limit));
-  if (request.body === null) return Either.left(badRequest("the body must be JSON"));
+  if (request.body === null) return Either.left(badRequest(NOT_JSON));
   // Counted as it arrives: a missing or lying content-length must not let a body grow unbounded.
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -56,12 +61,23 @@ export const readJson = async (
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
+  let text: string;
   try {
-    return Either.right(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return Either.left(badRequest("the body must be JSON"));
+    return Either.left(badRequest(NOT_JSON));
+  }
+  // Before parsing: decoders, formatters and digests recurse, and a deep body would overflow them.
+  if (textNestedDeeper(text, MAX_JSON_DEPTH)) return Either.left(badRequest(TOO_DEEP));
+  try {
+    return Either.right(JSON.parse(text));
+  } catch {
+    return Either.left(badRequest(NOT_JSON));
   }
 };
+
+const NOT_JSON = "the body must be JSON";
+const TOO_DEEP = `the body is nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /** What a parse error says, each issue as `field: problem`, the whole value named `what`. */
 const describe = (error: ParseResult.ParseError, what: string): string =>

@@ -7,12 +7,13 @@ import type { Command } from "../commands/command.ts";
 import { issueLines, issuesOf } from "../commands/issues.ts";
 import { fillLink } from "../commands/link.ts";
 import type { Caller, Origin, User } from "../commands/origin.ts";
+import { jsonTextOf } from "../json.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
 import { digestOf } from "./canonicalJson.ts";
 import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmer.ts";
-import { type AuditOutcome, auditOutcome, type CallOutcome } from "./outcome.ts";
+import { type AuditOutcome, auditOutcome, type CallOutcome, notJsonLine } from "./outcome.ts";
 import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
 
 /** A tool call as the model (or an MCP client) made it. */
@@ -193,28 +194,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     let outcome: CallOutcome;
     try {
       const value = await command.run(decoded.right, { user: ctx.user, origin, signal });
-      const encoded = command.encodeResult(value);
-      if (Either.isLeft(encoded)) {
-        outcome = {
-          _tag: "Failed",
-          callId,
-          tool,
-          lines: [
-            "the command's result did not match its schema",
-            ...issueLines(issuesOf(encoded.left)),
-          ],
-        };
-      } else {
-        const link =
-          command.linkTemplate && fillLink(command.linkTemplate, call.input, encoded.right);
-        outcome = {
-          _tag: "Succeeded",
-          callId,
-          tool,
-          result: encoded.right,
-          ...(link ? { link } : {}),
-        };
-      }
+      outcome = outcomeOfResult(command, call.input, value, callId, tool);
     } catch (error) {
       outcome = { _tag: "Failed", callId, tool, lines: errorLines(error) };
     }
@@ -269,6 +249,29 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
 
   return { call, activity$: activity.asObservable(), audit$: audit.asObservable() };
 };
+
+/** A run's outcome from what it returned: the result encoded, if its schema and JSON can hold it. */
+const outcomeOfResult = (
+  command: Command,
+  input: unknown,
+  value: unknown,
+  callId: string,
+  tool: string,
+): CallOutcome => {
+  const encoded = command.encodeResult(value);
+  if (Either.isLeft(encoded)) {
+    const lines = issueLines(issuesOf(encoded.left));
+    return { _tag: "Failed", callId, tool, lines: [RESULT_NOT_SCHEMA, ...lines] };
+  }
+  // Found now, as this call's failure: telling it later would throw after the command ran.
+  const json = jsonTextOf(encoded.right);
+  if (json._tag === "NotJson")
+    return { _tag: "Failed", callId, tool, lines: [notJsonLine(json.problem)] };
+  const link = command.linkTemplate && fillLink(command.linkTemplate, input, encoded.right);
+  return { _tag: "Succeeded", callId, tool, result: encoded.right, ...(link ? { link } : {}) };
+};
+
+const RESULT_NOT_SCHEMA = "the command's result did not match its schema";
 
 const MAX_ERROR_LINES = 20;
 const MAX_AUDIT_NAME = 128;

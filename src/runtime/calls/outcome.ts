@@ -1,6 +1,7 @@
 import { clip } from "../clip.ts";
 import type { Issue } from "../commands/issues.ts";
 import { issueLines } from "../commands/issues.ts";
+import { jsonTextOf } from "../json.ts";
 
 /** How one tool call ended. Every refusal means the command did not run. */
 export type CallOutcome =
@@ -89,10 +90,15 @@ export const auditOutcome = (outcome: CallOutcome): AuditOutcome => {
 
 const clipName = (name: string): string => clip(name, 64);
 
+/** What the model is told of a result JSON can't hold: `problem` names where and what. */
+export const notJsonLine = (problem: string): string =>
+  `the command's result can't be sent as JSON: ${problem}`;
+
 /**
  * The text the model (or MCP client) is told: the result as JSON, or the
- * refusal or error as lines. The sentences are a contract: docs/commands.md
- * lists them with the ten steps of the call path.
+ * refusal or error as lines. It never throws: a result JSON can't hold is
+ * told as an error naming what and where. The sentences are a contract:
+ * docs/commands.md lists them with the ten steps of the call path.
  *
  * @example
  * ```ts
@@ -105,8 +111,13 @@ export const formatOutcome = (
 ): { readonly isError: boolean; readonly text: string } => {
   const error = (text: string) => ({ isError: true, text });
   switch (outcome._tag) {
-    case "Succeeded":
-      return { isError: false, text: JSON.stringify(outcome.result) ?? "null" };
+    case "Succeeded": {
+      // The call path fails a result JSON can't hold; one made by hand is told the same way.
+      const json = jsonTextOf(outcome.result);
+      return json._tag === "Json"
+        ? { isError: false, text: json.text }
+        : error(notJsonLine(json.problem));
+    }
     case "Failed":
       return error(outcome.lines.join("\n"));
     case "UnknownTool":

@@ -2,6 +2,7 @@ import { SchemaAST as AST, Either, JSONSchema, type ParseResult, Schema } from "
 import { isRateLimit, type RateLimit } from "../calls/rateLimit.ts";
 import { CommandDefinitionError } from "../errors.ts";
 import { isAbility, resourceOf } from "./abilities.ts";
+import { argumentDecoder } from "./argumentDecoder.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { RunOrigin, User } from "./origin.ts";
 
@@ -74,7 +75,12 @@ export interface Command<A = unknown, R = unknown> {
   /** The output JSON Schema, when the command has a result schema. */
   readonly outputSchema: JsonSchema | undefined;
   readonly run: (args: A, ctx: CommandContext) => R | Promise<R>;
-  /** Decodes untrusted input, reporting every issue; properties the schema lacks are errors. */
+  /**
+   * Decodes untrusted input; properties the schema lacks are errors. Input
+   * nested deeper than 64 levels is refused before it is decoded; a refusal
+   * reports the first issues, as many as are told, at a cost linear in the
+   * input however many of its elements are wrong.
+   */
   readonly decode: (input: unknown) => Either.Either<A, ParseResult.ParseError>;
   /** Encodes a result for the model; without a result schema the value is passed on. */
   readonly encodeResult: (value: R) => Either.Either<unknown, ParseResult.ParseError>;
@@ -174,7 +180,7 @@ export const defineCommand = <
     if (parsed._tag === "Invalid") fail(parsed.problem);
     else linkTemplate = parsed.template;
   }
-  const decode = Schema.decodeUnknownEither(args, { errors: "all", onExcessProperty: "error" });
+  const decode = argumentDecoder(args);
   const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
   return {
     name,

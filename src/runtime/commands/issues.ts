@@ -7,44 +7,73 @@ export interface Issue {
   readonly message: string;
 }
 
-const MAX_ISSUES = 20;
+/** The most issues told; past them, one line says there are more. */
+export const MAX_ISSUES = 20;
 const MAX_LINE = 300;
+
+/**
+ * The message of a part a capped check left unchecked (see argumentDecoder):
+ * nothing after it is told, since what it hides would have come first.
+ */
+export const NOT_CHECKED = "\u0000not checked";
 
 /**
  * Turns a parse error into issues the model (or a developer) can act on: one
  * per field, the alternatives of a union folded into one, an optional field's
- * "Expected undefined" dropped, at most 20, each line at most 300 characters.
+ * "Expected undefined" dropped, at most 20, then `and more problems`, each
+ * line at most 300 characters. Linear in the number of issues.
  */
 export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => {
+  const { issues, capped, cut } = reportOf(error);
+  return capped || cut ? [...issues, { path: ROOT, message: "and more problems" }] : issues;
+};
+
+/**
+ * The issues {@link issuesOf} tells, at most 20; `capped` when a 21st path
+ * came before anything unchecked, `cut` when something unchecked came first.
+ */
+export const reportOf = (
+  error: ParseResult.ParseError,
+): { readonly issues: ReadonlyArray<Issue>; readonly capped: boolean; readonly cut: boolean } => {
   const all = ParseResult.ArrayFormatter.formatErrorSync(error);
+  // How many issues lie at or below each path, each path keyed by its keys in order.
+  const below = new Map<string, number>();
+  const keys = all.map((issue) => {
+    let key = "";
+    below.set(key, (below.get(key) ?? 0) + 1);
+    for (const part of issue.path) {
+      key += typeof part === "number" ? `[${part}]` : `.${JSON.stringify(String(part))}`;
+      below.set(key, (below.get(key) ?? 0) + 1);
+    }
+    return key;
+  });
   const byPath = new Map<string, string[]>();
-  for (const issue of all) {
+  let capped = false;
+  let cut = false;
+  for (const [i, issue] of all.entries()) {
+    if (issue.message === NOT_CHECKED) {
+      cut = !capped;
+      break;
+    }
     // An optional field is a union with undefined: its "Expected undefined" says nothing when
     // the field's own schema reported something at or below the same path.
-    if (
-      UNDEFINED.test(issue.message) &&
-      all.some((o) => o !== issue && startsWith(o.path, issue.path))
-    )
-      continue;
+    if (UNDEFINED.test(issue.message) && (below.get(keys[i] ?? "") ?? 0) > 1) continue;
     const path = pathText(issue.path);
-    const messages = byPath.get(path) ?? [];
-    messages.push(issue.message);
-    byPath.set(path, messages);
+    const messages = byPath.get(path);
+    if (messages !== undefined) messages.push(issue.message);
+    else if (byPath.size < MAX_ISSUES) byPath.set(path, [issue.message]);
+    else capped = true;
   }
-  const out: Issue[] = [];
+  const issues: Issue[] = [];
   for (const [path, messages] of byPath) {
     // The arguments as a whole: effect describes the struct in full, which helps nobody.
     const whole = path === ROOT && messages.every((m) => EXPECTED.test(m));
     const message = whole
       ? `expected an object, got ${EXPECTED.exec(messages[0] ?? "")?.[2]}`
       : merge(messages);
-    out.push({ path, message: clip(message) });
+    issues.push({ path, message: clip(message) });
   }
-  if (out.length <= MAX_ISSUES) return out;
-  return [
-    ...out.slice(0, MAX_ISSUES),
-    { path: ROOT, message: `and ${out.length - MAX_ISSUES} more problems` },
-  ];
+  return { issues, capped, cut };
 };
 
 /** Issues as lines, `path: message`. */
@@ -54,11 +83,6 @@ export const issueLines = (issues: ReadonlyArray<Issue>): ReadonlyArray<string> 
 const ROOT = "arguments";
 
 const UNDEFINED = /^Expected undefined, actual /;
-
-const startsWith = (
-  path: ReadonlyArray<PropertyKey>,
-  prefix: ReadonlyArray<PropertyKey>,
-): boolean => path.length >= prefix.length && prefix.every((key, i) => path[i] === key);
 
 const EXPECTED = /^Expected (.+), actual ([\s\S]+)$/;
 

@@ -22,7 +22,9 @@ export class AppendConflict extends Data.TaggedError("AppendConflict")<{
  * whose store resolves with none fails with `StoreContractBroken`); it fails
  * with {@link AppendConflict} when the stream's last seq is not `expectedSeq`
  * (0 for a new stream). `read` gives the events with `seq > fromSeq`, in
- * order.
+ * order, and may skip events of types this code does not know (rows a newer
+ * version wrote); `lastSeq` counts them, so a reader appends at `lastSeq`,
+ * never at the seq of the last event it read.
  */
 export interface EventStore {
   readonly append: (
@@ -31,7 +33,10 @@ export interface EventStore {
     expectedSeq: number,
   ) => Promise<ReadonlyArray<LogEvent>>;
   readonly read: (stream: string, fromSeq?: number) => Promise<ReadonlyArray<LogEvent>>;
-  /** The last seq of a stream, 0 when it has none. */
+  /**
+   * The seq of the stream's last event, whether `read` gives that event or
+   * skips it: where the next append goes. 0 when the stream has none.
+   */
   readonly lastSeq: (stream: string) => Promise<number>;
   /** Forgets a stream (a memory store does, when its window closes). */
   readonly drop: (stream: string) => Promise<void>;

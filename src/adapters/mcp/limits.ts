@@ -1,0 +1,40 @@
+/** The caps on `mcpHttp`'s sessions and how long one may idle: the defaults, and the check of what is given. */
+import { McpConfigError } from "./errors.ts";
+import type { SessionLimits } from "./sessions.ts";
+
+/** How long a session may go without a request before it ends: 30 minutes. */
+export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+/** How many sessions one user may have open: 16. */
+export const MCP_SESSIONS_PER_USER = 16;
+
+/** How many sessions a handler keeps open in all: 1 000. */
+export const MCP_SESSIONS_MAX = 1_000;
+
+/**
+ * The caps and idle time `mcpHttp` was given, defaults filled in and
+ * checked: a cap that isn't one is misuse, thrown as `McpConfigError`.
+ */
+export const sessionLimits = (
+  options: {
+    readonly [K in keyof SessionLimits]?: SessionLimits[K] | undefined;
+  },
+): SessionLimits => {
+  const limits = {
+    maxSessions: options.maxSessions ?? MCP_SESSIONS_MAX,
+    maxSessionsPerUser: options.maxSessionsPerUser ?? MCP_SESSIONS_PER_USER,
+    idleTimeoutMs: options.idleTimeoutMs ?? MCP_SESSION_IDLE_MS,
+  };
+  for (const name of ["maxSessions", "maxSessionsPerUser"] as const) {
+    const value = limits[name];
+    if (!Number.isInteger(value) || value < 1)
+      throw new McpConfigError({
+        reason: `${name} must be a whole number above 0, not ${String(value)}`,
+      });
+  }
+  if (!(Number.isFinite(limits.idleTimeoutMs) && limits.idleTimeoutMs > 0))
+    throw new McpConfigError({
+      reason: `idleTimeoutMs must be a positive, finite number of milliseconds, not ${String(limits.idleTimeoutMs)}`,
+    });
+  return limits;
+};
