@@ -142,7 +142,7 @@ describe("the CLI from compiled JavaScript, with no optional peer", () => {
     expect(found.stdout).toMatch(/1 finding in 1 file/);
   });
 
-  it("export-machines writes the four machines", async () => {
+  it("export-machines writes the five machines", async () => {
     const ran = await cli(["export-machines", "machines"]);
     expect(ran.code).toBe(0);
     expect(readdirSync(join(core, "machines")).sort()).toEqual([
@@ -150,6 +150,7 @@ describe("the CLI from compiled JavaScript, with no optional peer", () => {
       "codeRun.json",
       "confirmation.json",
       "conversation.json",
+      "supervisor.json",
     ]);
   });
 

@@ -23,18 +23,23 @@ export class Coalescer {
   #actor: Actor<typeof coalescerMachine> | undefined;
 
   readonly #inspect: InspectObserver | undefined;
-  readonly #parent: (() => AnyActorRef | undefined) | undefined;
+  #parent: (() => AnyActorRef | undefined) | undefined;
 
-  constructor(
-    clock: Clock,
-    tell: (step: number, text: string) => void,
-    inspect?: InspectObserver,
-    parent?: () => AnyActorRef | undefined,
-  ) {
+  constructor(clock: Clock, tell: (step: number, text: string) => void, inspect?: InspectObserver) {
     this.#clock = clock;
     this.#tell = tell;
     this.#inspect = inspect;
+  }
+
+  /**
+   * Makes each machine a child of `parent()` when that names an actor (a
+   * window's conversation): in its system, seen by its inspector.
+   *
+   * @internal
+   */
+  childOf(parent: () => AnyActorRef | undefined): this {
     this.#parent = parent;
+    return this;
   }
 
   /** A piece of a step's text; a piece of another step first tells the last step's. */
@@ -94,13 +99,9 @@ export class Coalescer {
   }
 }
 
-/**
- * A coalescer telling `tell(step, text)` at most once per 50 ms of gathering;
- * its machine is a child of `parent()` when that names an actor.
- */
+/** A coalescer telling `tell(step, text)` at most once per 50 ms of gathering. */
 export const coalescer = (
   clock: Clock,
   tell: (step: number, text: string) => void,
   inspect?: InspectObserver,
-  parent?: () => AnyActorRef | undefined,
-): Coalescer => new Coalescer(clock, tell, inspect, parent);
+): Coalescer => new Coalescer(clock, tell, inspect);

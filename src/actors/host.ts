@@ -21,7 +21,8 @@ import { type Bindings, hostSupervisor } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
-import { type AssistantWindow, type OpenWindow, openWindow, type WindowDeps } from "./window.ts";
+import { type AssistantWindow, openWindow } from "./window.ts";
+import type { OpenWindow, WindowDeps } from "./windowDeps.ts";
 
 export interface HostOptions {
   readonly model: Model;

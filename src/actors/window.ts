@@ -8,18 +8,15 @@
  */
 import type { Context } from "@opentelemetry/api";
 import { defer, filter, firstValueFrom, Observable, throwError } from "rxjs";
-import type { Actor, ActorRefFrom } from "xstate";
+import type { ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import {
   conversationId,
   type GiveUpReason,
   type Recovered,
 } from "../machines/supervisorMachine.ts";
-import type { CallPath } from "../runtime/calls/callPath.ts";
-import type { App } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
-import type { EventStore } from "../runtime/log/eventStore.ts";
 import {
   isTurnEnd,
   type LogEvent,
@@ -27,80 +24,24 @@ import {
   type UnstampedEvent,
 } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
-import type { Clock } from "../runtime/ports/clock.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
-import type { Model } from "../runtime/prompt/model.ts";
 import { requestTools } from "../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
 import { windowNote } from "../runtime/prompt/windowNote.ts";
-import { type AssistantWindow, PromptRefused, SelectionRefused } from "./assistantWindow.ts";
+import { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
-import type { Bindings, hostSupervisor, WindowBinding } from "./hostMachine.ts";
-import type { InspectObserver } from "./inspection.ts";
-import { LiveQueryRefused, type LiveRegistry } from "./liveQueries.ts";
+import type { WindowBinding } from "./hostMachine.ts";
+import { LiveQueryRefused } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
 import { stopActor } from "./stopActor.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
+import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
 import { type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
-
-/**
- * What a window needs from its host.
- *
- * @internal
- */
-export interface WindowDeps {
-  /** The host's supervisor: the conversation's parent. */
-  readonly supervisor: () => Actor<ReturnType<typeof hostSupervisor>>;
-  readonly bindings: Bindings;
-  readonly app: App;
-  readonly model: Model;
-  /** The model for the window's user, when the host chooses per user. */
-  readonly modelFor?: (user: User) => Model;
-  readonly store: EventStore;
-  readonly clock: Clock;
-  readonly path: CallPath;
-  readonly maxTokensPerStep: number;
-  readonly live: LiveRegistry;
-  /** XState's inspection events of every actor of the window. */
-  readonly inspect?: InspectObserver;
-  /** How long calls from code may take before the code is told they failed. */
-  readonly codeCallDeadlineMs?: number;
-  readonly userName: (user: User) => string | undefined;
-  readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
-  /** Told when the window closes, so the host forgets it. */
-  readonly onClose: (clientId: string, window: OpenWindow) => void;
-}
-
-/** What the supervisor's decisions take in a window. */
-interface Supervised {
-  /** Reads the log again; records a turn it shows running as interrupted. */
-  readonly recover: () => Promise<Recovered>;
-  /** The supervisor spawned the window's conversation. */
-  readonly started: () => void;
-  /** The conversation failed; the supervisor is rebuilding it. */
-  readonly crashed: () => void;
-  /** The supervisor gave the window up. */
-  readonly failed: (error: unknown, reason: GiveUpReason) => void;
-}
-
-/** @internal */
-export type OpenWindow = AssistantWindow & {
-  /** What the supervisor knows the window by. */
-  readonly key: string;
-  /** The window was asked for: it was used now. */
-  readonly touch: () => void;
-  /** When it was last used: asked for, or its last stream ended. */
-  readonly lastUsed: () => number;
-  /** Whether closing it would cut something off: a stream, a turn, a question, a live query, its start. */
-  readonly busy: () => boolean;
-  readonly setUser: (user: User) => void;
-  readonly supervised: Supervised;
-};
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
@@ -148,8 +89,7 @@ export const openWindow = (
       void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
     },
     deps.inspect,
-    () => actor,
-  );
+  ).childOf(() => actor);
   const record = (event: UnstampedEvent) => {
     text.flush();
     if (isTurnEnd(event)) text.release();

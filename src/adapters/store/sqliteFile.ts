@@ -3,29 +3,8 @@
  * SQLite's own exclusive lock from open to close.
  */
 import type Database from "better-sqlite3";
-import { Data } from "effect";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
-
-/**
- * A SQLite file another connection holds: thrown by `sqliteStore(path)` when
- * another store (in this process or another) has the file open, or another
- * program held it longer than `busyTimeoutMs`. One process writes a file,
- * through one store; several processes need a store made for sharing.
- *
- * @example
- * ```ts
- * const store = sqliteStore("assistant.db");
- * sqliteStore("assistant.db"); // throws StoreInUse: SQLite file "assistant.db" is in use …
- * ```
- */
-export class StoreInUse extends Data.TaggedError("StoreInUse")<{
-  /** The file, as it was given. */
-  readonly path: string;
-}> {
-  override get message(): string {
-    return `SQLite file ${JSON.stringify(this.path)} is in use by another connection (another sqliteStore, in this process or another): one process writes a file, through one store; close the other first, or give several processes a store made for sharing (a Postgres store is planned)`;
-  }
-}
+import { StoreInUse } from "./storeInUse.ts";
 
 /** How {@link openExclusive} opens the file. */
 export interface OpenOptions {

@@ -9,7 +9,7 @@ import { LogEvent, type NewEvent } from "../../runtime/log/events.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
 import { openExclusive } from "./sqliteFile.ts";
 
-export { StoreInUse } from "./sqliteFile.ts";
+export { StoreInUse } from "./storeInUse.ts";
 
 /** How a {@link sqliteStore} opens its database. */
 export interface SqliteStoreOptions {
