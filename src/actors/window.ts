@@ -7,7 +7,7 @@
  * tools, and records what the conversation emits.
  */
 import type { Context } from "@opentelemetry/api";
-import { defer, filter, firstValueFrom, Observable, throwError } from "rxjs";
+import { defer, Observable, throwError } from "rxjs";
 import type { ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import {
@@ -75,10 +75,24 @@ export const openWindow = (
   let streams = 0;
   let lastUsed = deps.clock.now();
 
-  // An append the store refuses fails the conversation, and its supervisor rebuilds it.
-  const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) =>
-    actor?.send({ type: "FAULT", error }),
-  );
+  /** What the store last refused: a prompt whose turn it kept from starting is refused with it. */
+  let lastFault: unknown;
+  /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
+  const waiting = new Set<{ readonly turn: number; readonly refuse: (error: unknown) => void }>();
+  const refuseWaiting = (error: unknown, beyondTurn = 0) => {
+    for (const prompt of [...waiting])
+      if (prompt.turn > beyondTurn) {
+        waiting.delete(prompt);
+        prompt.refuse(error);
+      }
+  };
+
+  // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
+  const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) => {
+    lastFault = error;
+    deps.onError(error, { clientId });
+    actor?.send({ type: "FAULT", error });
+  });
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
   // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
@@ -156,6 +170,15 @@ export const openWindow = (
       deps.bindings.set(next, binding);
       next.on("log", ({ event }) => void record(event));
       actor = next;
+      // A prompt whose turn the log never started (its first append was refused) ends here.
+      refuseWaiting(
+        lastFault ??
+          new PromptRefused({
+            reason: "windowFailed",
+            message: "this window's conversation failed before the turn started",
+          }),
+        log.status().turn,
+      );
       wake();
     },
     crashed: () => {
@@ -168,14 +191,36 @@ export const openWindow = (
     failed: (error, reason) => {
       failed = { error, reason };
       actor = undefined;
+      refuseWaiting(error);
       wake();
       deps.onError(error, { clientId });
     },
   };
-  const turnEnd = (turn: number) =>
-    firstValueFrom(
-      log.appended$.pipe(filter((e): e is TurnEnd => isTurnEnd(e) && e.turn === turn)),
-    );
+  /**
+   * The turn's end as the log records it; refused when the window fails,
+   * closes, or is rebuilt without the turn having started. `onStarted` is told
+   * once the turn's start is stored, never before.
+   */
+  const turnEnd = (turn: number, onStarted?: (turn: number) => void) =>
+    new Promise<TurnEnd>((resolve, reject) => {
+      const prompt = {
+        turn,
+        refuse: (error: unknown) => {
+          subscription.unsubscribe();
+          reject(error);
+        },
+      };
+      const subscription = log.appended$.subscribe((event) => {
+        if (event.turn !== turn) return;
+        if (event._tag === "TurnStarted") onStarted?.(turn);
+        else if (isTurnEnd(event)) {
+          waiting.delete(prompt);
+          subscription.unsubscribe();
+          resolve(event);
+        }
+      });
+      waiting.add(prompt);
+    });
 
   const live = async () => {
     await starting;
@@ -234,15 +279,22 @@ export const openWindow = (
       const turn = running.getSnapshot().context.turn + 1;
       const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
       turnContext = contextOf(span);
-      const end = turnEnd(turn).then((ended) => {
-        endSpan(
-          span,
-          { "elyra.outcome": ended._tag },
-          ended._tag === "Failed" ? ended.error : undefined,
-        );
-        turnContext = undefined;
-        return ended;
-      });
+      const end = turnEnd(turn, options.onStarted).then(
+        (ended) => {
+          endSpan(
+            span,
+            { "elyra.outcome": ended._tag },
+            ended._tag === "Failed" ? ended.error : undefined,
+          );
+          turnContext = undefined;
+          return ended;
+        },
+        (error: unknown) => {
+          endSpan(span, { "elyra.outcome": "refused" }, String(error));
+          turnContext = undefined;
+          throw error;
+        },
+      );
       running.send({
         type: "PROMPT",
         text,
@@ -251,7 +303,6 @@ export const openWindow = (
         history: log.history().messages,
         tools: requestTools(assistant, tools),
       });
-      options.onStarted?.(turn);
       return end;
     },
     confirm: async (confirmId, accept, echo = {}) => {
@@ -339,6 +390,12 @@ export const openWindow = (
       actor = undefined;
       wake();
       await log.idle().catch(() => undefined);
+      refuseWaiting(
+        new PromptRefused({
+          reason: "closed",
+          message: "this window closed before the turn ended",
+        }),
+      );
       // Every stream of the window ends, after what was stored: clients open the window again.
       log.close();
       if (!deps.store.durable) await deps.store.drop(log.stream);

@@ -31,7 +31,10 @@ import type { UnstampedEvent as Unstamped } from "../runtime/log/events.ts";
 
 export interface WindowLog {
   readonly stream: string;
-  /** Appends one event after those already queued; resolves once it is stored. */
+  /**
+   * Appends one event after those already queued; resolves once it is stored.
+   * Once the store refuses one, the ones after it are refused too, until `reload`.
+   */
   readonly append: (event: Unstamped) => Promise<LogEvent>;
   /** Resolves when every queued append has settled. */
   readonly idle: () => Promise<void>;
@@ -99,6 +102,12 @@ class LogOfWindow implements WindowLog {
   readonly #onFailure: (error: unknown) => void;
   #queue: Promise<unknown> = Promise.resolve();
   #lastSeq = 0;
+  /**
+   * What the store refused last, until the log is read again: the appends
+   * queued behind a refused one are refused with it, so the stored log never
+   * has a hole where an event was lost.
+   */
+  #refused: { readonly error: unknown } | undefined;
   readonly #appended = new Subject<LogEvent>();
   readonly #history = new LazyView(history);
   readonly #usage = new LazyView(usage);
@@ -128,8 +137,16 @@ class LogOfWindow implements WindowLog {
 
   append(event: Unstamped): Promise<LogEvent> {
     const stamped = { ...event, at: this.#clock.now() } as NewEvent;
+    let fromStore = false;
     const written = this.#queue.then(async () => {
-      const [stored] = await this.#store.append(this.stream, [stamped], this.#lastSeq);
+      if (this.#refused !== undefined) throw this.#refused.error;
+      fromStore = true;
+      const [stored] = await this.#store
+        .append(this.stream, [stamped], this.#lastSeq)
+        .catch((error: unknown) => {
+          this.#refused = { error };
+          throw error;
+        });
       if (stored === undefined)
         throw new StoreContractBroken({
           port: "EventStore",
@@ -140,7 +157,10 @@ class LogOfWindow implements WindowLog {
       this.#appended.next(stored);
       return stored;
     });
-    this.#queue = written.catch(this.#onFailure);
+    // The store's refusal is told once; the appends refused behind it are not told again.
+    this.#queue = written.catch((error: unknown) => {
+      if (fromStore) this.#onFailure(error);
+    });
     return written;
   }
 
@@ -152,6 +172,7 @@ class LogOfWindow implements WindowLog {
     await this.#queue;
     // The store's own last seq, asked first: `read` skips events of types this code does not
     // know (a newer version's), so the last one read may be older than the stream's last.
+    this.#refused = undefined;
     const storedSeq = await this.#store.lastSeq(this.stream);
     const events = await this.#store.read(this.stream);
     this.#history.reset(events);

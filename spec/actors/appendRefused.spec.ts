@@ -1,0 +1,95 @@
+/**
+ * A store that refuses an append: the prompt it belonged to settles (a turn
+ * that never started is refused with the store's error, one that started ends
+ * Failed), the host's onError is told, and the window serves the next prompt.
+ */
+import { AppendConflict, createApp, createHost, type EventStore } from "elyra-assistant";
+import { fakeModel, memoryStore } from "elyra-assistant/testing";
+import { describe, expect, it } from "vitest";
+import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+
+const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
+const appOf = () =>
+  createApp({
+    commands: spyCommands().commands,
+    userAbilities: (u) => (u as TestUser).abilities,
+    assistant: { allow: ["customers.*"], confirm: [] },
+  });
+
+/** A memory store whose appends are refused while `refusing` says so. */
+const refusingStore = () => {
+  const inner = memoryStore();
+  /** `refusing`: every append is refused; `refuseOnce`: the next one is. */
+  const state = { refusing: false, refuseOnce: false };
+  const store: EventStore = {
+    ...inner,
+    append: (stream, events, expectedSeq) => {
+      if (state.refusing || state.refuseOnce) {
+        state.refuseOnce = false;
+        return Promise.reject(
+          new AppendConflict({ stream, expectedSeq, actualSeq: expectedSeq + 1 }),
+        );
+      }
+      return inner.append(stream, events, expectedSeq);
+    },
+  };
+  return { store, state, inner };
+};
+
+describe("an append the store refuses", () => {
+  it("settles the prompt whose turn never started, tells onError, and serves the next prompt", async () => {
+    const { store, state, inner } = refusingStore();
+    const errors: unknown[] = [];
+    const host = createHost(appOf(), {
+      model: fakeModel().says("Hi.").says("Hello again."),
+      store,
+      onError: (error) => errors.push(error),
+    });
+    const w = host.window("w", { user: ada });
+    await w.settled();
+    state.refusing = true;
+    const first = w.prompt("hello");
+    await expect(first).rejects.toBeInstanceOf(AppendConflict);
+    expect(errors.some((e) => e instanceof AppendConflict)).toBe(true);
+    state.refusing = false;
+    const second = await w.prompt("again");
+    expect(second._tag).toBe("Answered");
+    const tags = (await inner.read("conversation/w")).map((e) => e._tag);
+    expect(tags[0]).toBe("TurnStarted");
+    expect(tags.filter((t) => t === "TurnStarted")).toHaveLength(1);
+    await host.close();
+  });
+
+  it("ends a started turn Failed when a later append is refused", async () => {
+    const { store, state, inner } = refusingStore();
+    const errors: unknown[] = [];
+    let appends = 0;
+    const counting: EventStore = {
+      ...store,
+      append: (stream, events, expectedSeq) => {
+        appends++;
+        // The turn's first event is stored; the next one is refused.
+        if (appends === 2) state.refuseOnce = true;
+        return store.append(stream, events, expectedSeq);
+      },
+    };
+    const host = createHost(appOf(), {
+      model: fakeModel().says("Hi."),
+      store: counting,
+      onError: (error) => errors.push(error),
+    });
+    const w = host.window("w", { user: ada });
+    await w.settled();
+    const ended = w.prompt("hello");
+    const end = await Promise.race([
+      ended,
+      new Promise((resolve) => setTimeout(() => resolve("hung"), 1_000)),
+    ]);
+    expect(end).not.toBe("hung");
+    expect((end as { _tag: string })._tag).toBe("Failed");
+    expect(errors.some((e) => e instanceof AppendConflict)).toBe(true);
+    const tags = (await inner.read("conversation/w")).map((e) => e._tag);
+    expect(tags.at(-1)).toBe("Failed");
+    await host.close();
+  });
+});
