@@ -138,7 +138,7 @@ describe("the resume point of /events", () => {
     const error = await refused(await t.call(`events${query}`, call));
     expect(error).toEqual({
       type: "badRequest",
-      message: `${name}: must be the seq of an event: digits only`,
+      message: `${name}: must be the id of an event: its seq, optionally . and the log's epoch`,
     });
   });
 });

@@ -1,7 +1,6 @@
 /** GET /events: the log replayed, then live; resumed after Last-Event-ID with nothing missed or twice. */
 import type { LogEvent } from "elyra-assistant";
 import { fakeModel } from "elyra-assistant/testing";
-import { finalize } from "rxjs";
 import { describe, expect, it, vi } from "vitest";
 import { readSse, setup } from "./fixture.ts";
 
@@ -32,7 +31,7 @@ describe("GET /events", () => {
     await readSse(response).done;
   });
 
-  it("replays the log, then streams each new event live, each with its seq as id", async () => {
+  it("replays the log, then streams each new event live, each with its seq and the log's epoch as id", async () => {
     const t = setup(fakeModel().says("One.").toolCall("customers_show", { id: 42 }).says("Ada."));
     await t.call("prompt", { body: "First" });
     await turnEnded(t);
@@ -48,7 +47,11 @@ describe("GET /events", () => {
     await vi.waitFor(() => expect(stream.messages).toHaveLength(t.ada.lastSeq()));
 
     expect(stream.events()).toEqual(await logOf(t));
-    expect(stream.messages.map((m) => m.id)).toEqual(stream.events().map((e) => String(e.seq)));
+    const epoch = stream.messages[0]?.id?.split(".")[1];
+    expect(epoch).toMatch(/^[0-9a-z]+$/);
+    expect(stream.messages.map((m) => m.id)).toEqual(
+      stream.events().map((e) => `${e.seq}.${epoch}`),
+    );
     expect(stream.events().at(-1)).toMatchObject({ _tag: "Answered", turn: 2, text: "Ada." });
     controller.abort();
     await stream.done;
@@ -98,18 +101,46 @@ describe("GET /events", () => {
     await b.done;
   });
 
-  it("a resume point past the end waits for newer events", async () => {
+  it("a resume point past the log's end starts over: startOver first, then the whole log", async () => {
     const t = setup(fakeModel().says("One."));
-    const controller = new AbortController();
-    const stream = readSse(
-      await t.call("events", { headers: { "last-event-id": "2" }, signal: controller.signal }),
-    );
     await t.call("prompt", { body: "First" });
     await turnEnded(t);
+    const controller = new AbortController();
+    const past = `${t.ada.lastSeq() + 5}`;
+    const stream = readSse(
+      await t.call("events", { headers: { "last-event-id": past }, signal: controller.signal }),
+    );
     await vi.waitFor(() => expect(stream.events().at(-1)?._tag).toBe("Answered"));
-    expect(stream.events()[0]?.seq).toBe(3);
+    expect(stream.messages[0]).toMatchObject({ event: "startOver", data: "{}" });
+    expect(stream.messages.slice(1).map((m) => (JSON.parse(m.data) as LogEvent).seq)).toEqual(
+      Array.from({ length: t.ada.lastSeq() }, (_, i) => i + 1),
+    );
     controller.abort();
     await stream.done;
+  });
+
+  it("an id of another epoch of the log starts over; one of this epoch resumes after it", async () => {
+    const t = setup(fakeModel().says("One."));
+    await t.call("prompt", { body: "First" });
+    await turnEnded(t);
+    const first = readSse(await t.call("events"));
+    await vi.waitFor(() => expect(first.messages).toHaveLength(t.ada.lastSeq()));
+    await first.cancel();
+    const id = first.messages[1]?.id as string;
+    const [seq, epoch] = id.split(".") as [string, string];
+
+    const other = readSse(
+      await t.call("events", { headers: { "last-event-id": `${seq}.zz${epoch}` } }),
+    );
+    await vi.waitFor(() => expect(other.messages).toHaveLength(t.ada.lastSeq() + 1));
+    expect(other.messages[0]?.event).toBe("startOver");
+    await other.cancel();
+
+    const same = readSse(await t.call("events", { headers: { "last-event-id": id } }));
+    await vi.waitFor(() => expect(same.messages).toHaveLength(t.ada.lastSeq() - 2));
+    expect(same.messages[0]?.event).toBeUndefined();
+    expect(same.events()[0]?.seq).toBe(3);
+    await same.cancel();
   });
 
   it("sends a comment line every heartbeat while nothing else is said", async () => {
@@ -123,34 +154,46 @@ describe("GET /events", () => {
     await stream.done;
   });
 
+  /** Counts the feeds of Ada's window open now. */
+  const countFeeds = (t: ReturnType<typeof setup>) => {
+    const count = { open: 0 };
+    const follow = t.ada.follow.bind(t.ada);
+    vi.spyOn(t.ada, "follow").mockImplementation(async (id, options) => {
+      const following = await follow(id, options);
+      count.open++;
+      const feed = following.feed;
+      return {
+        ...following,
+        feed: {
+          next: () => feed.next(),
+          cancel: () => {
+            count.open--;
+            feed.cancel();
+          },
+        },
+      };
+    });
+    return count;
+  };
+
   it("ends when the request's signal aborts, and lets go of the log", async () => {
     const t = setup(fakeModel().says("One."));
-    let open = 0;
-    const events$ = t.ada.events$.bind(t.ada);
-    vi.spyOn(t.ada, "events$").mockImplementation((fromSeq) => {
-      open++;
-      return events$(fromSeq).pipe(finalize(() => open--));
-    });
+    const count = countFeeds(t);
     const controller = new AbortController();
     const stream = readSse(await t.call("events", { signal: controller.signal }));
-    expect(open).toBe(1);
+    expect(count.open).toBe(1);
     controller.abort();
     await stream.done;
     expect(stream.ended()).toBe(true);
-    expect(open).toBe(0);
+    expect(count.open).toBe(0);
   });
 
   it("ends when the client cancels the body, and lets go of the log", async () => {
     const t = setup();
-    let open = 0;
-    const events$ = t.ada.events$.bind(t.ada);
-    vi.spyOn(t.ada, "events$").mockImplementation((fromSeq) => {
-      open++;
-      return events$(fromSeq).pipe(finalize(() => open--));
-    });
+    const count = countFeeds(t);
     const response = await t.call("events");
-    expect(open).toBe(1);
+    expect(count.open).toBe(1);
     await response.body?.cancel();
-    expect(open).toBe(0);
+    expect(count.open).toBe(0);
   });
 });

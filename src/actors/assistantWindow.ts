@@ -20,6 +20,54 @@ export class PromptRefused extends Data.TaggedError("PromptRefused")<{
   readonly message: string;
 }> {}
 
+/**
+ * A window asked for by a user who does not own it: thrown by `host.window`,
+ * and by a window opened again whose log names another owner.
+ */
+export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{
+  readonly clientId: string;
+}> {
+  override get message(): string {
+    return `window ${JSON.stringify(this.clientId)} belongs to another user`;
+  }
+}
+
+/**
+ * A reader of a window's events that fell too far behind: more new events
+ * waited for it than its feed keeps. Its transport ends the stream, and the
+ * client resumes from what it has, reading the rest from the store.
+ */
+export class FeedBehind extends Data.TaggedError("FeedBehind")<{
+  readonly stream: string;
+  readonly lastSeq: number;
+  readonly maxBehind: number;
+}> {
+  override get message(): string {
+    return `a reader of ${JSON.stringify(this.stream)} fell more than ${this.maxBehind} events behind at seq ${this.lastSeq}`;
+  }
+}
+
+/** A window's events as a transport pulls them, from where a client resumes. */
+export interface EventFeed {
+  /**
+   * The next events: the stored ones a page at a time, then each new one as
+   * it comes (waiting for it); `undefined` once the window closed and all was
+   * given. Fails with {@link FeedBehind} when the puller fell too far behind.
+   */
+  readonly next: () => Promise<ReadonlyArray<LogEvent> | undefined>;
+  /** Stops the feed: a pending `next` resolves `undefined`. */
+  readonly cancel: () => void;
+}
+
+/** A client's place in the window's log, and the feed from there. */
+export interface Following {
+  /** The client's point is not in this log (a restart, another epoch): it forgets what it has and gets it all. */
+  readonly startOver: boolean;
+  readonly feed: EventFeed;
+  /** The id an event is sent with, for the client to resume after. */
+  readonly eventId: (event: LogEvent) => string;
+}
+
 /** A selection that cannot be made: a kind with no name, or ids that are not strings or numbers. */
 export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
   readonly detail: string;
@@ -70,6 +118,19 @@ export interface AssistantWindow {
   readonly reset: () => Promise<void>;
   /** The window's log events from `fromSeq` on, then each new one. */
   readonly events$: (fromSeq?: number) => Observable<LogEvent>;
+  /**
+   * The window's events for a transport that sends them on with backpressure
+   * (the HTTP host's `GET /events`): from after `lastEventId` (an id this
+   * window gave out, or a bare seq), or from the start, with `startOver` set,
+   * when the log does not have that point. Stored events are read a page at a
+   * time as the transport pulls; past `maxBehind` new events (4 096) waiting
+   * for it, the feed fails with {@link FeedBehind}. Refused like `prompt` when
+   * the window is another user's or its log cannot be read.
+   */
+  readonly follow: (
+    lastEventId: string | undefined,
+    options?: { readonly maxBehind?: number },
+  ) => Promise<Following>;
   readonly panel: () => PanelState;
   readonly history: () => HistoryState;
   readonly usage: () => UsageState;

@@ -17,6 +17,7 @@ import type { EventStore } from "../runtime/log/eventStore.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { Model } from "../runtime/prompt/model.ts";
+import { WindowOwnerMismatch } from "./assistantWindow.ts";
 import { type Bindings, hostSupervisor } from "./hostMachine.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
@@ -97,14 +98,7 @@ const positive = (option: string, value: number | undefined, fallback: number): 
 
 export { defaultUserKey } from "../runtime/commands/userKey.ts";
 
-/** A window asked for by a user who does not own it: thrown by `host.window`. */
-export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{
-  readonly clientId: string;
-}> {
-  override get message(): string {
-    return `window ${JSON.stringify(this.clientId)} belongs to another user`;
-  }
-}
+export { WindowOwnerMismatch } from "./assistantWindow.ts";
 
 export interface Host {
   /** The app the host runs. */
@@ -204,6 +198,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       ? {}
       : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
     userName: options.userName ?? defaultUserName,
+    userKey,
     onClose: (clientId, window) => {
       if (windows.get(clientId)?.window === window) windows.delete(clientId);
       keyed.delete(window.key);

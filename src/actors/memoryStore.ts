@@ -37,8 +37,10 @@ export const memoryStore = (): EventStore => {
       }
       return added;
     },
-    read: async (stream, fromSeq = 0) =>
-      streams.get(stream)?.slice(Math.max(0, Math.floor(fromSeq))) ?? [],
+    read: async (stream, fromSeq = 0, toSeq = Number.POSITIVE_INFINITY) =>
+      streams
+        .get(stream)
+        ?.slice(Math.max(0, Math.floor(fromSeq)), Math.max(0, Math.floor(toSeq))) ?? [],
     lastSeq: async (stream) => lastSeq(stream),
     drop: async (stream) => {
       streams.delete(stream);

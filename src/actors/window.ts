@@ -7,7 +7,7 @@
  * tools, and records what the conversation emits.
  */
 import type { Context } from "@opentelemetry/api";
-import { defer, Observable, throwError } from "rxjs";
+import { concatMap, defer, Observable, throwError } from "rxjs";
 import type { ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import {
@@ -23,12 +23,13 @@ import {
   type TurnEnd,
   type UnstampedEvent,
 } from "../runtime/log/events.ts";
+import { eventIdOf, resume, resumePointOf } from "../runtime/log/resumePoint.ts";
 import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
 import { requestTools } from "../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
 import { windowNote } from "../runtime/prompt/windowNote.ts";
-import { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
+import { PromptRefused, SelectionRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
@@ -45,6 +46,9 @@ export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
+/** New events a feed keeps for a reader that has not pulled them: 4 096. */
+export const MAX_BEHIND = 4_096;
+
 /** @internal */
 export const openWindow = (
   deps: WindowDeps,
@@ -54,6 +58,12 @@ export const openWindow = (
 ): OpenWindow => {
   const assistant = deps.app.assistant;
   let user = firstUser;
+  /**
+   * The owner's key, written into a durable log before its first event. A
+   * memory store's log lives no longer than the host's own record of owners.
+   */
+  const owner = deps.userKey(firstUser);
+  let ownerRecorded = !deps.store.durable;
   let offeredNow: ReadonlySet<string> = new Set();
   /** The route of the last prompt or selection: where a selection is made by default. */
   let lastRoute: string | null = null;
@@ -105,6 +115,10 @@ export const openWindow = (
     deps.inspect,
   ).childOf(() => actor);
   const record = (event: UnstampedEvent) => {
+    if (!ownerRecorded) {
+      ownerRecorded = true;
+      void log.append({ _tag: "WindowOwned", turn: 0, owner });
+    }
     text.flush();
     if (isTurnEnd(event)) text.release();
     return log.append(event);
@@ -145,7 +159,11 @@ export const openWindow = (
 
   /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
   const recover = async (): Promise<Recovered> => {
-    await log.reload();
+    const events = await log.reload();
+    // The log names its owner (from before a restart, or another process): anyone else is refused.
+    const named = events.findLast((e) => e._tag === "WindowOwned");
+    if (named !== undefined && named.owner !== owner) throw new WindowOwnerMismatch({ clientId });
+    ownerRecorded = named !== undefined || !deps.store.durable;
     const { running, turn } = log.status();
     if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
     return {
@@ -193,7 +211,9 @@ export const openWindow = (
       actor = undefined;
       refuseWaiting(error);
       wake();
-      deps.onError(error, { clientId });
+      // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
+      if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window);
+      else deps.onError(error, { clientId });
     },
   };
   /**
@@ -307,6 +327,7 @@ export const openWindow = (
     },
     confirm: async (confirmId, accept, echo = {}) => {
       await ready;
+      if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
       const broker = confirmations.made();
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
@@ -338,10 +359,44 @@ export const openWindow = (
       running.send({ type: "RESET", streamed: step.streamed() });
       await log.idle();
     },
+    follow: async (lastEventId, options = {}) => {
+      await ready;
+      if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+      if (failed?.reason === "unreadableLog") throw failed.error;
+      const point = lastEventId === undefined ? undefined : resumePointOf(lastEventId);
+      // An id this host never gives out: the client cannot know where it is, so it starts over.
+      const { fromSeq, startOver } =
+        point === undefined && lastEventId !== undefined
+          ? { fromSeq: 0, startOver: true }
+          : resume(point, { lastSeq: log.lastSeq(), epoch: log.epoch() });
+      const feed = log.feed(fromSeq, options.maxBehind ?? MAX_BEHIND);
+      streams++;
+      let open = true;
+      return {
+        startOver,
+        eventId: (event) => eventIdOf(event.seq, log.epoch()),
+        feed: {
+          next: () => feed.next(),
+          cancel: () => {
+            if (!open) return;
+            open = false;
+            streams--;
+            lastUsed = deps.clock.now();
+            feed.cancel();
+          },
+        },
+      };
+    },
     events$: (fromSeq) =>
       new Observable<LogEvent>((subscriber) => {
         streams++;
-        const subscription = log.events$(fromSeq).subscribe(subscriber);
+        // Read once the log says whose it is: another user's stream is refused, not read.
+        const subscription = defer(async () => {
+          await ready;
+          if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+        })
+          .pipe(concatMap(() => log.events$(fromSeq)))
+          .subscribe(subscriber);
         return () => {
           streams--;
           lastUsed = deps.clock.now();

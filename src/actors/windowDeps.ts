@@ -39,6 +39,8 @@ export interface WindowDeps {
   /** How long calls from code may take before the code is told they failed. */
   readonly codeCallDeadlineMs?: number;
   readonly userName: (user: User) => string | undefined;
+  /** Who owns a window: the key the log records as its owner. */
+  readonly userKey: (user: User) => string;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
   /** Told when the window closes, so the host forgets it. */
   readonly onClose: (clientId: string, window: OpenWindow) => void;

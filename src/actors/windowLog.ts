@@ -19,7 +19,12 @@ import {
   type UsageState,
   usage,
 } from "../runtime/log/projections.ts";
+import { epochOf } from "../runtime/log/resumePoint.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
+import { type EventFeed, FeedBehind } from "./assistantWindow.ts";
+
+/** Stored events read at a time by a feed. */
+export const FEED_PAGE = 256;
 
 /** Several events onto an immutable state: one private replay, then shared (frozen like `apply`'s). */
 const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<LogEvent>): S =>
@@ -49,6 +54,14 @@ export interface WindowLog {
   readonly status: () => StatusState;
   /** The seq of the last stored event. */
   readonly lastSeq: () => number;
+  /** Which log this is (from when its first event was stored); none while it has none. */
+  readonly epoch: () => string | undefined;
+  /**
+   * The stored events with `seq > fromSeq`, read a page at a time as they are
+   * pulled, then each new one: nothing missed, nothing twice. New events wait
+   * for the puller; past `maxBehind` of them the feed fails with `FeedBehind`.
+   */
+  readonly feed: (fromSeq: number, maxBehind: number) => EventFeed;
   /** Completes every stream of the log, and each one subscribed after: the window closed. */
   readonly close: () => void;
   readonly panel: () => PanelState;
@@ -102,6 +115,7 @@ class LogOfWindow implements WindowLog {
   readonly #onFailure: (error: unknown) => void;
   #queue: Promise<unknown> = Promise.resolve();
   #lastSeq = 0;
+  #epoch: string | undefined;
   /**
    * What the store refused last, until the log is read again: the appends
    * queued behind a refused one are refused with it, so the stored log never
@@ -153,6 +167,7 @@ class LogOfWindow implements WindowLog {
           reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
         });
       this.#lastSeq = stored.seq;
+      if (stored.seq === 1) this.#epoch = epochOf(stored.at);
       this.#push(stored);
       this.#appended.next(stored);
       return stored;
@@ -183,6 +198,8 @@ class LogOfWindow implements WindowLog {
       this.#selections = new LazyView(selections);
     this.#selections?.reset(events);
     this.#lastSeq = Math.max(storedSeq, events.at(-1)?.seq ?? 0);
+    const first = events[0];
+    this.#epoch = first === undefined ? undefined : epochOf(first.at);
     return events;
   }
 
@@ -223,6 +240,21 @@ class LogOfWindow implements WindowLog {
     return this.#lastSeq;
   }
 
+  epoch(): string | undefined {
+    return this.#epoch;
+  }
+
+  feed(fromSeq: number, maxBehind: number): EventFeed {
+    return new FeedOfLog(
+      this.#store,
+      this.stream,
+      this.#appended,
+      fromSeq,
+      this.#lastSeq,
+      maxBehind,
+    );
+  }
+
   close(): void {
     this.#appended.complete();
   }
@@ -255,6 +287,106 @@ class LogOfWindow implements WindowLog {
     if (this.#selections === undefined && event._tag === "SelectionChanged")
       this.#selections = new LazyView(selections);
     this.#selections?.push(event);
+  }
+}
+
+/**
+ * One reader's feed of a log: the stored events up to where the log was when
+ * it opened, a page per pull, then the events appended since, which wait here
+ * (at most `maxBehind` of them) until pulled.
+ */
+class FeedOfLog implements EventFeed {
+  readonly #store: EventStore;
+  readonly #stream: string;
+  readonly #maxBehind: number;
+  /** The seq of the last event given. */
+  #last: number;
+  /** Where the stored part ends: later events come through `#waiting`. */
+  readonly #storedTo: number;
+  /** Where the next page starts. */
+  #readFrom: number;
+  #waiting: LogEvent[] = [];
+  #ended = false;
+  #behind = false;
+  #wake: (() => void) | undefined;
+  readonly #live: { unsubscribe: () => void };
+
+  constructor(
+    store: EventStore,
+    stream: string,
+    appended: Subject<LogEvent>,
+    fromSeq: number,
+    storedTo: number,
+    maxBehind: number,
+  ) {
+    this.#store = store;
+    this.#stream = stream;
+    this.#maxBehind = maxBehind;
+    this.#last = fromSeq;
+    this.#readFrom = fromSeq;
+    this.#storedTo = storedTo;
+    this.#live = appended.subscribe({
+      next: (event) => {
+        if (this.#behind) return;
+        if (this.#waiting.length >= this.#maxBehind) {
+          // The reader is too far behind: what waits is let go, and the feed fails when pulled.
+          this.#behind = true;
+          this.#waiting = [];
+        } else this.#waiting.push(event);
+        this.#wake?.();
+      },
+      complete: () => {
+        this.#ended = true;
+        this.#wake?.();
+      },
+    });
+  }
+
+  async next(): Promise<ReadonlyArray<LogEvent> | undefined> {
+    if (this.#readFrom < this.#storedTo) {
+      const to = Math.min(this.#readFrom + FEED_PAGE, this.#storedTo);
+      const page = await this.#store.read(this.#stream, this.#readFrom, to);
+      this.#readFrom = to;
+      return this.#fresh(page);
+    }
+    if (this.#behind)
+      throw new FeedBehind({
+        stream: this.#stream,
+        lastSeq: this.#last,
+        maxBehind: this.#maxBehind,
+      });
+    if (this.#waiting.length === 0 && !this.#ended)
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    this.#wake = undefined;
+    if (this.#behind)
+      throw new FeedBehind({
+        stream: this.#stream,
+        lastSeq: this.#last,
+        maxBehind: this.#maxBehind,
+      });
+    if (this.#waiting.length === 0) return undefined;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    return this.#fresh(waiting);
+  }
+
+  cancel(): void {
+    this.#live.unsubscribe();
+    this.#ended = true;
+    this.#wake?.();
+  }
+
+  /** The events after the last one given, in order, each once. */
+  #fresh(events: ReadonlyArray<LogEvent>): ReadonlyArray<LogEvent> {
+    const fresh: LogEvent[] = [];
+    for (const event of events)
+      if (event.seq > this.#last) {
+        this.#last = event.seq;
+        fresh.push(event);
+      }
+    return fresh;
   }
 }
 

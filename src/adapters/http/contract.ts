@@ -5,6 +5,7 @@
  * body. Pure: no Node built-ins.
  */
 import { Schema } from "effect";
+import { EVENT_ID_PATTERN } from "../../runtime/log/resumePoint.ts";
 
 export * from "../web/wire.ts";
 
@@ -53,8 +54,11 @@ export const LiveQuery = Schema.Struct({
 
 /**
  * `GET /events` resumes after the `Last-Event-ID` header (or `?lastEventId=`):
- * the seq of the last event the window has.
+ * the id of the last event the window has (its seq, `.` and the log's epoch),
+ * or a bare seq.
  */
 export const LastEventId = Schema.String.pipe(
-  Schema.pattern(/^\d{1,15}$/, { message: () => "must be the seq of an event: digits only" }),
+  Schema.pattern(EVENT_ID_PATTERN, {
+    message: () => "must be the id of an event: its seq, optionally . and the log's epoch",
+  }),
 );

@@ -5,6 +5,7 @@
  */
 import { Either, type Schema } from "effect";
 import { type Context, Hono } from "hono";
+import { FeedBehind } from "../../actors/assistantWindow.ts";
 import type { Host } from "../../actors/host.ts";
 import type { AssistantWindow, PromptInput } from "../../actors/window.ts";
 import { offered } from "../../runtime/commands/catalog.ts";
@@ -32,6 +33,7 @@ import {
   SelectedBody,
   type SourceName,
   type SourceResponse,
+  START_OVER_EVENT,
   TOKEN_HEADER,
   type ToolInfo,
 } from "./contract.ts";
@@ -65,6 +67,12 @@ export interface AssistantHttpOptions {
   readonly basePath?: string;
   /** How often an open event stream sends a comment line: 15 s. */
   readonly heartbeatMs?: number;
+  /**
+   * New events kept for an event stream whose client is not reading: 4 096.
+   * Past it the stream is cut, and the client resumes from its last id,
+   * reading the rest from the store a page at a time.
+   */
+  readonly maxEventsBehind?: number;
   /**
    * Where `POST /key` keeps users' own API keys: the store the `source` reads.
    * Without it (or without `source`) `/key` answers 404 `notConfigured`.
@@ -131,15 +139,16 @@ const startTurn = (window: AssistantWindow, input: PromptInput) =>
     window.prompt(input, { onStarted: resolve }).then(undefined, reject);
   });
 
-/** The seq to resume after: `Last-Event-ID`, else `?lastEventId=`, else 0. */
-const resumeFrom = (c: Context<Env>): number => {
+/** The id to resume after: `Last-Event-ID`, else `?lastEventId=`, else none. */
+const lastEventIdOf = (c: Context<Env>): string | undefined => {
   const header = c.req.header("last-event-id");
   const given = header ?? c.req.query("lastEventId");
-  if (given === undefined) return 0;
-  return Number(
-    decoded(LastEventId, given, header === undefined ? "lastEventId" : "last-event-id"),
-  );
+  if (given === undefined) return undefined;
+  return decoded(LastEventId, given, header === undefined ? "lastEventId" : "last-event-id");
 };
+
+/** The frame that tells a client to forget what it has: the log it resumed in is not this one. */
+const START_OVER = `event: ${START_OVER_EVENT}\ndata: {}\n\n`;
 
 /**
  * The host's routes (see `ROUTES` in the contract) as a fetch handler, on
@@ -253,14 +262,21 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     return Response.json(answer);
   });
 
-  api.get("/events", (c) => {
+  api.get("/events", async (c) => {
     const window = windowOf(host, c);
     const request = c.req.raw;
-    const stream = sseResponse(window.events$(resumeFrom(c)), {
+    const following = await window.follow(
+      lastEventIdOf(c),
+      options.maxEventsBehind === undefined ? {} : { maxBehind: options.maxEventsBehind },
+    );
+    const stream = sseResponse(following.feed, {
       signal: request.signal,
       heartbeatMs,
-      id: (event) => String(event.seq),
+      id: following.eventId,
+      ...(following.startOver ? { preface: START_OVER } : {}),
       onError: (error) => report(error, request),
+      // A client too slow to keep up is cut, and resumes from what it has: not a fault.
+      isCut: (error) => error instanceof FeedBehind,
     });
     if (Either.isLeft(stream)) throw stream.left;
     return stream.right;

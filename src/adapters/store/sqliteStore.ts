@@ -105,8 +105,8 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
   );
   // Only `data`, plucked: a row as an array or an object costs three times as much to fetch.
   const select = db
-    .prepare<[string, number], string>(
-      "SELECT data FROM events WHERE stream = ? AND seq > ? ORDER BY seq",
+    .prepare<[string, number, number], string>(
+      "SELECT data FROM events WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq",
     )
     .pluck();
   const remove = db.prepare<[string]>("DELETE FROM events WHERE stream = ?");
@@ -150,9 +150,9 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
       }
       return added;
     },
-    read: async (stream, fromSeq = 0) => {
+    read: async (stream, fromSeq = 0, toSeq = Number.MAX_SAFE_INTEGER) => {
       const events: LogEvent[] = [];
-      for (const data of select.all(stream, fromSeq)) {
+      for (const data of select.all(stream, fromSeq, Math.min(toSeq, Number.MAX_SAFE_INTEGER))) {
         const json: { readonly _tag?: unknown } = JSON.parse(data);
         if (knownTags.has(json._tag)) events.push(decode(json));
       }

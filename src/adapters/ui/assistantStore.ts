@@ -125,6 +125,12 @@ export const createAssistantStore = (
         );
       },
       () => set({ connected: true }),
+      // The host's log is not the one folded here: what was shown is forgotten, the log follows.
+      () => {
+        panel = panelItems.initial;
+        lastSeq = 0;
+        set({ busy: panel.busy, items: panel.items });
+      },
     );
   };
 

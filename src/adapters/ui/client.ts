@@ -13,7 +13,7 @@ import type {
   SourceResponse,
   ToolInfo,
 } from "../web/wire.ts";
-import { BASE_PATH, CLIENT_HEADER, TOKEN_HEADER } from "../web/wire.ts";
+import { BASE_PATH, CLIENT_HEADER, START_OVER_EVENT, TOKEN_HEADER } from "../web/wire.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
 
@@ -72,13 +72,17 @@ export interface AssistantClient {
   ) => Promise<void>;
   /**
    * The window's log from after `fromSeq` (0: from the start), each event once
-   * and in order, across dropped connections. Returns `close`.
+   * and in order, across dropped connections. When the host says the log is
+   * not the one the client resumed in (it restarted on a memory store, or the
+   * log began again), `onStartOver` is told, and the whole log follows: forget
+   * what was folded. Returns `close`.
    */
   readonly events: (
     fromSeq: number,
     onEvent: (event: LogEvent) => void,
     onError?: (error: AssistantError) => void,
     onOpen?: () => void,
+    onStartOver?: () => void,
   ) => () => void;
   /** A live query: each result of `command` on `args` as it changes. Returns `close`, which ends it. */
   readonly live: (
@@ -107,7 +111,7 @@ const eventOf = (data: string, id: string | undefined): LogEvent | undefined => 
   const event = value as { _tag?: unknown; seq?: unknown };
   if (typeof event._tag !== "string") return undefined;
   if (Number.isSafeInteger(event.seq)) return value as LogEvent;
-  const seq = Number(id);
+  const seq = Number(id?.split(".")[0]);
   return Number.isSafeInteger(seq) && seq > 0 ? ({ ...value, seq } as LogEvent) : undefined;
 };
 
@@ -181,19 +185,28 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
     source: async () => (await json<SourceResponse>(await post("source"))).source,
     selected: async (kind, ids, route) =>
       void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
-    events: (fromSeq, onEvent, onError, onOpen) => {
+    events: (fromSeq, onEvent, onError, onOpen, onStartOver) => {
       let last = fromSeq;
+      /** The id of the last event, as the host gave it (its seq and the log's epoch). */
+      let lastId = fromSeq > 0 ? String(fromSeq) : undefined;
       return openEventStream({
         fetch: (input, init) => fetchOf()(input, init),
         url: `${base}/events`,
         headers,
         backoff,
-        lastEventId: () => (last > 0 ? String(last) : undefined),
+        lastEventId: () => lastId,
         onMessage: (message) => {
+          if (message.event === START_OVER_EVENT) {
+            last = 0;
+            lastId = undefined;
+            onStartOver?.();
+            return;
+          }
           const event = eventOf(message.data, message.id);
           // A resumed stream may repeat what was seen: each seq is passed on once.
           if (event === undefined || event.seq <= last) return;
           last = event.seq;
+          lastId = message.id ?? String(event.seq);
           onEvent(event);
         },
         onError,

@@ -1,13 +1,16 @@
 /**
- * An observable as a server-sent event stream: one frame per value, a comment
- * line every so often so proxies keep the connection, and the subscription
- * ended when the client goes (the request's signal) or the stream is cancelled.
+ * Server-sent event streams with backpressure: frames are made only as the
+ * client reads (the response body is pulled, and Node's adapter waits for the
+ * socket to drain), a comment line goes out every so often while the client
+ * keeps up, and the source is let go when the client leaves (the request's
+ * signal) or the stream is cancelled. A stream whose client falls too far
+ * behind is cut: it reconnects and resumes from the last id it has.
  */
-import { Either } from "effect";
+import { Data, Either } from "effect";
 import type { Observable, Subscription } from "rxjs";
 
 export interface SseOptions<T> {
-  /** The request's signal: when it aborts, the stream ends and the source is unsubscribed. */
+  /** The request's signal: when it aborts, the stream ends and the source is let go. */
   readonly signal: AbortSignal;
   /** How often a comment line is sent while nothing else is. */
   readonly heartbeatMs: number;
@@ -15,6 +18,21 @@ export interface SseOptions<T> {
   readonly id?: (value: T) => string;
   /** Told of an error the source ends with after the stream has opened. */
   readonly onError: (error: unknown) => void;
+  /** A frame sent before any value (e.g. `event: startOver`). */
+  readonly preface?: string;
+  /**
+   * An observable source's frames kept for a client that has not read them:
+   * past this many bytes (1 MiB) the stream is cut.
+   */
+  readonly maxBufferedBytes?: number;
+  /** Whether an error the source ends with is the client's slowness, cut without being told. */
+  readonly isCut?: (error: unknown) => boolean;
+}
+
+/** A source that gives values when pulled: the next ones (waiting for one), `undefined` at its end. */
+export interface PullSource<T> {
+  readonly next: () => Promise<ReadonlyArray<T> | undefined>;
+  readonly cancel: () => void;
 }
 
 const HEADERS = {
@@ -23,25 +41,86 @@ const HEADERS = {
   "x-accel-buffering": "no",
 } as const;
 
-/**
- * Subscribes to `source` and answers with its values as SSE. An error the
- * source gives while subscribing (a refusal) comes back as `Left`, before any
- * byte is sent, so it can be answered as JSON.
- */
-export const sseResponse = <T>(
+/** A client that fell more than `maxBytes` of frames behind an observable source: its stream is cut. */
+export class SseBufferFull extends Data.TaggedError("SseBufferFull")<{
+  readonly maxBytes: number;
+}> {
+  override get message(): string {
+    return `the client fell more than ${this.maxBytes} bytes behind`;
+  }
+}
+
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** An observable, subscribed now, as a source pulled a batch at a time; a refusal at subscription is `Left`. */
+const pullOf = <T>(
   source: Observable<T>,
-  options: SseOptions<T>,
-): Either.Either<Response, unknown> => {
+  maxBytes: number,
+  size: (value: T) => number,
+): Either.Either<PullSource<T>, unknown> => {
+  let waiting: T[] = [];
+  let bytes = 0;
+  let ended = false;
+  let failure: { readonly error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  let subscription: Subscription | undefined;
+  const fail = (error: unknown) => {
+    failure = { error };
+    waiting = [];
+    subscription?.unsubscribe();
+    wake?.();
+  };
+  subscription = source.subscribe({
+    next: (value) => {
+      if (failure !== undefined) return;
+      bytes += size(value);
+      if (bytes > maxBytes) fail(new SseBufferFull({ maxBytes }));
+      else {
+        waiting.push(value);
+        wake?.();
+      }
+    },
+    error: fail,
+    complete: () => {
+      ended = true;
+      wake?.();
+    },
+  });
+  if (failure !== undefined && waiting.length === 0) return Either.left(failure.error);
+  return Either.right({
+    next: async () => {
+      if (waiting.length === 0 && failure === undefined && !ended)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      wake = undefined;
+      if (waiting.length > 0) {
+        const values = waiting;
+        waiting = [];
+        bytes = 0;
+        return values;
+      }
+      if (failure !== undefined) throw failure.error;
+      return undefined;
+    },
+    cancel: () => {
+      ended = true;
+      subscription?.unsubscribe();
+      wake?.();
+    },
+  });
+};
+
+/** A pulled source as an SSE response. */
+const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response => {
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
-  let subscription: Subscription | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-
   const finish = () => {
     if (!open) return;
     open = false;
-    subscription?.unsubscribe();
+    source.cancel();
     if (heartbeat !== undefined) clearInterval(heartbeat);
     options.signal.removeEventListener("abort", finish);
     try {
@@ -50,41 +129,62 @@ export const sseResponse = <T>(
       // Already closed: the client cancelled the stream.
     }
   };
-  const send = (text: string) => {
-    if (open) controller?.enqueue(encoder.encode(text));
+  const frameOf = (value: T) => {
+    const id = options.id?.(value);
+    return `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`;
   };
-
-  // `start` runs within the constructor, so the controller is there before the first value.
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => {
-      controller = c;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => {
+        controller = c;
+        if (options.preface !== undefined) c.enqueue(encoder.encode(options.preface));
+      },
+      // Called only while the client has room: one batch of frames per pull.
+      pull: async (c) => {
+        try {
+          const values = await source.next();
+          if (!open) return;
+          if (values === undefined) return finish();
+          if (values.length > 0) c.enqueue(encoder.encode(values.map(frameOf).join("")));
+        } catch (error) {
+          if (!open) return;
+          if (!(error instanceof SseBufferFull) && options.isCut?.(error) !== true)
+            options.onError(error);
+          finish();
+        }
+      },
+      cancel: finish,
     },
-    cancel: finish,
-  });
-
-  let opening = true;
-  let refused: { readonly error: unknown } | undefined;
-  subscription = source.subscribe({
-    next: (value) => {
-      const id = options.id?.(value);
-      send(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`);
-    },
-    error: (error: unknown) => {
-      if (opening) refused = { error };
-      else {
-        options.onError(error);
-        finish();
-      }
-    },
-    complete: finish,
-  });
-  opening = false;
-  if (refused !== undefined) {
-    finish();
-    return Either.left(refused.error);
-  }
+    { highWaterMark: 1 },
+  );
   if (options.signal.aborted) finish();
   else options.signal.addEventListener("abort", finish, { once: true });
-  if (open) heartbeat = setInterval(() => send(": ping\n\n"), options.heartbeatMs);
-  return Either.right(new Response(body, { status: 200, headers: HEADERS }));
+  // A comment keeps proxies from closing a quiet stream; a client that is not reading needs none.
+  if (open)
+    heartbeat = setInterval(() => {
+      if (open && (controller?.desiredSize ?? 0) > 0)
+        controller?.enqueue(encoder.encode(": ping\n\n"));
+    }, options.heartbeatMs);
+  return new Response(body, { status: 200, headers: HEADERS });
+};
+
+/**
+ * Answers with `source`'s values as SSE. An observable is subscribed now: an
+ * error it gives while subscribing (a refusal) comes back as `Left`, before
+ * any byte is sent, so it can be answered as JSON; values the client has not
+ * read wait, up to `maxBufferedBytes`. A pulled source is asked for values
+ * only as the client reads.
+ */
+export const sseResponse = <T>(
+  source: Observable<T> | PullSource<T>,
+  options: SseOptions<T>,
+): Either.Either<Response, unknown> => {
+  if ("next" in source && typeof source.next === "function" && !("subscribe" in source))
+    return Either.right(streamOf(source, options));
+  const pulled = pullOf(
+    source as Observable<T>,
+    options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
+    (value) => JSON.stringify(value)?.length ?? 0,
+  );
+  return Either.map(pulled, (pull) => streamOf(pull, options));
 };

@@ -12,6 +12,13 @@ export type { LiveResult };
 /** The header a resumed event stream names the last seq seen with. */
 export const LAST_EVENT_ID_HEADER = "Last-Event-ID";
 
+/**
+ * The SSE event `GET /events` sends first when the client's `Last-Event-ID`
+ * is not in the window's log (the host restarted on a memory store, or the
+ * log was begun again): the client forgets what it has, and the whole log follows.
+ */
+export const START_OVER_EVENT = "startOver";
+
 /** Where the routes are mounted unless told otherwise. */
 export const BASE_PATH = "/__assistant";
 

@@ -21,8 +21,9 @@ export class AppendConflict extends Data.TaggedError("AppendConflict")<{
  * from `expectedSeq + 1`, and resolves with the events as written (a window
  * whose store resolves with none fails with `StoreContractBroken`); it fails
  * with {@link AppendConflict} when the stream's last seq is not `expectedSeq`
- * (0 for a new stream). `read` gives the events with `seq > fromSeq`, in
- * order, and may skip events of types this code does not know (rows a newer
+ * (0 for a new stream). `read` gives the events with `seq > fromSeq` (and
+ * `seq <= toSeq` when given: a page, so a long log is sent on a page at a
+ * time), in order, and may skip events of types this code does not know (rows a newer
  * version wrote); `lastSeq` counts them, so a reader appends at `lastSeq`,
  * never at the seq of the last event it read.
  */
@@ -32,7 +33,11 @@ export interface EventStore {
     events: ReadonlyArray<NewEvent>,
     expectedSeq: number,
   ) => Promise<ReadonlyArray<LogEvent>>;
-  readonly read: (stream: string, fromSeq?: number) => Promise<ReadonlyArray<LogEvent>>;
+  readonly read: (
+    stream: string,
+    fromSeq?: number,
+    toSeq?: number,
+  ) => Promise<ReadonlyArray<LogEvent>>;
   /**
    * The seq of the stream's last event, whether `read` gives that event or
    * skips it: where the next append goes. 0 when the stream has none.

@@ -107,6 +107,12 @@ export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
   route: Schema.NullOr(Schema.String),
 });
 export const Reset = Schema.TaggedStruct("Reset", { ...base });
+/**
+ * Who the window belongs to (the host's `userKey` of its user), written
+ * before its first event: a host that opens the window again, after a restart,
+ * refuses anyone else.
+ */
+export const WindowOwned = Schema.TaggedStruct("WindowOwned", { ...base, owner: Schema.String });
 
 /** Any event of the log. */
 export const LogEvent = Schema.Union(
@@ -125,6 +131,7 @@ export const LogEvent = Schema.Union(
   Failed,
   SelectionChanged,
   Reset,
+  WindowOwned,
 );
 export type LogEvent = typeof LogEvent.Type;
 

@@ -1,0 +1,132 @@
+/**
+ * Event streams with backpressure: a client that does not read is sent only
+ * a page of a long log (the rest is read from the store as it reads), and
+ * one that falls too far behind the live events is cut, letting go of the
+ * window, and resumes from its last id with nothing missed or twice.
+ */
+import { createApp, createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { assistantHttp } from "elyra-assistant/http";
+import { fakeModel, memoryStore } from "elyra-assistant/testing";
+import { describe, expect, it, vi } from "vitest";
+import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { readSse, TOKEN, users } from "./fixture.ts";
+
+/** A host whose store counts the events it reads, over HTTP. */
+const served = (maxEventsBehind?: number) => {
+  const inner = memoryStore();
+  const reads = { events: 0 };
+  const store: EventStore = {
+    ...inner,
+    read: async (stream, fromSeq, toSeq) => {
+      const events = await inner.read(stream, fromSeq, toSeq);
+      reads.events += events.length;
+      return events;
+    },
+  };
+  const app = createApp({
+    commands: spyCommands().commands,
+    userAbilities: (u) => (u as TestUser).abilities,
+    assistant: { allow: ["customers.*"], confirm: [] },
+  });
+  const host = createHost(app, { model: fakeModel(), store });
+  const handle = assistantHttp(host, {
+    token: TOKEN,
+    authenticate: () => users.ada,
+    heartbeatMs: 60_000,
+    ...(maxEventsBehind === undefined ? {} : { maxEventsBehind }),
+  });
+  const events = (lastEventId?: string) =>
+    handle(
+      new Request("http://app.test/__assistant/events", {
+        headers: {
+          "x-elyra-token": TOKEN,
+          "x-elyra-client": "w1",
+          ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+        },
+      }),
+    );
+  const window = host.window("w1", { user: users.ada });
+  /** `n` events in the log: selections, each its own event. */
+  const grow = async (n: number) => {
+    for (let i = 0; i < n; i++) await window.select("customer", [i]);
+  };
+  return { host, window, events, grow, reads };
+};
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe("event streams with backpressure", () => {
+  it("a client that does not read is sent one page of a long log; reading, it gets all in order", async () => {
+    const { window, events, grow, reads } = served();
+    await grow(1_000);
+    await window.settled();
+    reads.events = 0;
+    const response = await events();
+    await tick();
+    // One page is read for the stream's queue; none more until the client reads.
+    expect(reads.events).toBeLessThanOrEqual(256);
+
+    const stream = readSse(response);
+    await vi.waitFor(() => expect(stream.events()).toHaveLength(1_000));
+    expect(stream.events().map((e) => e.seq)).toEqual(
+      Array.from({ length: 1_000 }, (_, i) => i + 1),
+    );
+    expect(reads.events).toBe(1_000);
+    await stream.cancel();
+  });
+
+  it("a client too far behind the live events is cut and lets go of the window; resuming, it misses nothing", async () => {
+    const { host, window, events, grow } = served(50);
+    await window.settled();
+    const response = await events();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    // The client reads nothing while 200 events are appended.
+    await grow(200);
+    await tick();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    // The stream ended by itself, and the window has no stream open: it may be closed when idle.
+    const ids = [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1] as string);
+    expect(ids.length).toBeLessThan(200);
+    await host.closeWindow("w1", { user: users.ada });
+    expect(host.openWindows()).toBe(0);
+
+    // The window opens again on demand (a memory store starts a fresh log, so it starts over).
+    const again = readSse(await events(ids.at(-1)));
+    await vi.waitFor(() => expect(again.messages.length).toBeGreaterThan(0));
+    expect(again.messages[0]?.event).toBe("startOver");
+    await again.cancel();
+  });
+
+  it("resuming after a cut, with the log kept, gives exactly the events after the last id", async () => {
+    const { window, events, grow } = served(50);
+    await grow(10);
+    await window.settled();
+    const response = await events();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await grow(200);
+    await tick();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const seen = [...text.matchAll(/^data: (.*)$/gm)].map(
+      (m) => JSON.parse(m[1] as string) as LogEvent,
+    );
+    const lastId = [...text.matchAll(/^id: (\S+)$/gm)].at(-1)?.[1] as string;
+    const rest = readSse(await events(lastId));
+    await vi.waitFor(() => expect(seen.length + rest.events().length).toBe(210));
+    expect([...seen, ...rest.events()].map((e) => e.seq)).toEqual(
+      Array.from({ length: 210 }, (_, i) => i + 1),
+    );
+    await rest.cancel();
+  });
+});
