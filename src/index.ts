@@ -26,8 +26,10 @@ export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
+export type { EventFeed, Following } from "./actors/assistantWindow.ts";
+export { FeedBehind } from "./actors/assistantWindow.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
-export { PromptRefused, SelectionRefused } from "./actors/window.ts";
+export { MAX_BEHIND, PromptRefused, SelectionRefused } from "./actors/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
 export type { Activity } from "./runtime/calls/audit.ts";
 export { AgentCalled } from "./runtime/calls/audit.ts";
@@ -90,6 +92,7 @@ export {
   ToolStarted,
   TurnStarted,
   Usage,
+  WindowOwned,
 } from "./runtime/log/events.ts";
 export type { PanelItem, PanelState, ScriptStep } from "./runtime/log/panelItems.ts";
 export { panelItems } from "./runtime/log/panelItems.ts";

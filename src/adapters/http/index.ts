@@ -27,6 +27,7 @@ export {
   ROUTE_METHODS,
   ROUTES,
   SelectedBody,
+  START_OVER_EVENT,
   type SourceName,
   type SourceResponse,
   TOKEN_HEADER,
