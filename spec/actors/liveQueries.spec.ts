@@ -246,6 +246,37 @@ describe("the live registry", () => {
     expect(seen.error()).toBeUndefined();
   });
 
+  it("a result JSON cannot hold (a BigInt, a cycle) is a failure naming it, not a throw in the stream", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    let value: unknown = { count: 3n };
+    const odd = defineCommand({
+      name: "things_count",
+      description: "Count things.",
+      can: "things.view",
+      live: true,
+      args: {},
+      result: Schema.Unknown,
+      run: () => value,
+    });
+    const app = createApp({ commands: [odd], userAbilities: () => ["*"] });
+    const live = liveQueries(app, createCallPath(app).activity$);
+    const seen = collect(live.subscribe({ clientId: "w", user: {} }, "things_count", {}));
+    await settle();
+    value = cycle;
+    live.invalidate(["things"]);
+    await settle();
+    value = { count: 3 };
+    live.invalidate(["things"]);
+    await settle();
+    expect(seen.results).toHaveLength(3);
+    expect(seen.results[0]).toMatchObject({ _tag: "Failed" });
+    expect((seen.results[0] as { error: string }).error).toContain("result.count");
+    expect(seen.results[1]).toMatchObject({ _tag: "Failed" });
+    expect(seen.results[2]).toEqual({ _tag: "Result", value: { count: 3 } });
+    expect(seen.error()).toBeUndefined();
+  });
+
   it("refuses a window's query past the bound, and a command's run sees the frontend origin", async () => {
     const origins: unknown[] = [];
     const shows = defineCommand({

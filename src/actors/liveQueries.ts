@@ -22,6 +22,7 @@ import { type App, userHas } from "../runtime/commands/app.ts";
 import type { AnyCommand } from "../runtime/commands/command.ts";
 import { issueLines, issuesOf } from "../runtime/commands/issues.ts";
 import type { RunOrigin, User } from "../runtime/commands/origin.ts";
+import { jsonTextOf } from "../runtime/json.ts";
 import type { LiveResult } from "../runtime/prompt/liveResult.ts";
 import type { NoteQuery, QueryOrigin } from "../runtime/prompt/windowNote.ts";
 
@@ -106,11 +107,20 @@ const runOnce = (command: AnyCommand, args: unknown, user: User, origin: RunOrig
       .then(
         (value) => {
           const encoded = command.encodeResult(value);
-          subscriber.next(
-            Either.isRight(encoded)
-              ? { _tag: "Result", value: encoded.right }
-              : { _tag: "Failed", error: "the result does not match the command's result schema" },
-          );
+          if (Either.isLeft(encoded)) {
+            subscriber.next({
+              _tag: "Failed",
+              error: "the result does not match the command's result schema",
+            });
+          } else {
+            // Checked here, where it is a sentence: a BigInt or a cycle would throw in the stream.
+            const json = jsonTextOf(encoded.right);
+            subscriber.next(
+              json._tag === "Json"
+                ? { _tag: "Result", value: encoded.right }
+                : { _tag: "Failed", error: json.problem },
+            );
+          }
           subscriber.complete();
         },
         (error: unknown) => {

@@ -73,7 +73,13 @@ const pullOf = <T>(
   subscription = source.subscribe({
     next: (value) => {
       if (failure !== undefined) return;
-      bytes += size(value);
+      try {
+        bytes += size(value);
+      } catch (error) {
+        // A value JSON cannot hold ends the stream as an error, never as a throw in the source.
+        fail(error);
+        return;
+      }
       if (bytes > maxBytes) fail(new SseBufferFull({ maxBytes }));
       else {
         waiting.push(value);
