@@ -153,6 +153,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
   });
   const live = liveQueries(app, path.activity$);
   const windows = new Map<string, { owner: string; window: OpenWindow }>();
+  /** Windows closing now, by client id: one opened on the same id reads its log after. */
+  const closing = new Map<string, Promise<void>>();
   /** The open windows by the key the supervisor knows each by. */
   const keyed = new Map<string, OpenWindow>();
   let opened = 0;
@@ -199,9 +201,13 @@ export const createHost = (app: App, options: HostOptions): Host => {
       : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
     userName: options.userName ?? defaultUserName,
     userKey,
-    onClose: (clientId, window) => {
+    onClose: (clientId, window, done) => {
       if (windows.get(clientId)?.window === window) windows.delete(clientId);
       keyed.delete(window.key);
+      const after = done.then(() => {
+        if (closing.get(clientId) === after) closing.delete(clientId);
+      });
+      closing.set(clientId, after);
     },
     onError:
       options.onError ??
@@ -260,7 +266,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
         windows.delete(clientId);
         keyed.delete(known.window.key);
       }
-      const window = openWindow(deps, clientId, String(opened++), user);
+      const window = openWindow(deps, clientId, String(opened++), user, closing.get(clientId));
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);
       supervising().send({ type: "OPEN", window: window.key });

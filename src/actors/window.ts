@@ -55,6 +55,8 @@ export const openWindow = (
   clientId: string,
   key: string,
   firstUser: User,
+  /** Settles when an earlier window of this client id has finished closing: its log is read after. */
+  after: Promise<void> = Promise.resolve(),
 ): OpenWindow => {
   const assistant = deps.app.assistant;
   let user = firstUser;
@@ -71,6 +73,8 @@ export const openWindow = (
   /** Set when the supervisor gave the window up. */
   let failed: { readonly error: unknown; readonly reason: GiveUpReason } | undefined;
   let closed = false;
+  /** Settles once the window wrote its last event and let go of its log. */
+  let closing: Promise<void> | undefined;
   /** The running conversation; none while it is recovered or rebuilt. */
   let actor: Conversation | undefined;
   /** Settles when the conversation starts, or the window is given up or closed. */
@@ -110,11 +114,13 @@ export const openWindow = (
   const text = coalescer(
     deps.clock,
     (step, piece) => {
-      void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
+      if (!closed) void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
     },
     deps.inspect,
   ).childOf(() => actor);
   const record = (event: UnstampedEvent) => {
+    // A closed window writes nothing more: what its streams ended on is what its log ends on.
+    if (closed) return Promise.resolve(undefined);
     if (!ownerRecorded) {
       ownerRecorded = true;
       void log.append({ _tag: "WindowOwned", turn: 0, owner });
@@ -159,6 +165,7 @@ export const openWindow = (
 
   /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
   const recover = async (): Promise<Recovered> => {
+    await after;
     const events = await log.reload();
     // The log names its owner (from before a restart, or another process): anyone else is refused.
     const named = events.findLast((e) => e._tag === "WindowOwned");
@@ -212,7 +219,7 @@ export const openWindow = (
       refuseWaiting(error);
       wake();
       // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
-      if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window);
+      if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
       else deps.onError(error, { clientId });
     },
   };
@@ -430,8 +437,8 @@ export const openWindow = (
       await starting;
       await log.idle();
     },
-    close: async () => {
-      if (closed) return log.idle().catch(() => undefined);
+    close: () => {
+      if (closing !== undefined) return closing;
       // A turn still running ends Stopped, so its prompt settles and its log is whole.
       if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
         text.flush();
@@ -439,21 +446,29 @@ export const openWindow = (
       }
       closed = true;
       deps.live.close(clientId);
-      deps.onClose(clientId, window);
       // A window given up has nothing left with the supervisor (and may have been opened anew).
       if (failed === undefined) deps.supervisor().send({ type: "CLOSE", window: key });
       actor = undefined;
       wake();
-      await log.idle().catch(() => undefined);
-      refuseWaiting(
-        new PromptRefused({
-          reason: "closed",
-          message: "this window closed before the turn ended",
-        }),
+      closing = (async () => {
+        await log.idle().catch(() => undefined);
+        refuseWaiting(
+          new PromptRefused({
+            reason: "closed",
+            message: "this window closed before the turn ended",
+          }),
+        );
+        // Every stream of the window ends, after what was stored: clients open the window again.
+        log.close();
+        if (!deps.store.durable) await deps.store.drop(log.stream);
+      })();
+      // Forgotten now; a window opened on this client id reads the log once this one is done.
+      deps.onClose(
+        clientId,
+        window,
+        closing.catch(() => undefined),
       );
-      // Every stream of the window ends, after what was stored: clients open the window again.
-      log.close();
-      if (!deps.store.durable) await deps.store.drop(log.stream);
+      return closing;
     },
   };
   return window;

@@ -42,8 +42,12 @@ export interface WindowDeps {
   /** Who owns a window: the key the log records as its owner. */
   readonly userKey: (user: User) => string;
   readonly onError: (error: unknown, where: { readonly clientId: string }) => void;
-  /** Told when the window closes, so the host forgets it. */
-  readonly onClose: (clientId: string, window: OpenWindow) => void;
+  /**
+   * Told when the window closes, so the host forgets it; `done` settles once
+   * the closing window wrote its last event (and a memory store dropped its
+   * log): a window opened on the same client id reads the log after it.
+   */
+  readonly onClose: (clientId: string, window: OpenWindow, done: Promise<void>) => void;
 }
 
 /** What the supervisor's decisions take in a window. */

@@ -183,6 +183,7 @@ export const createAssistantStore = (
     goodbye: () => {
       closeStream?.();
       closeStream = undefined;
+      set({ connected: false });
       // Nothing is left to show a failure to: the host closes idle windows on its own anyway.
       client.close().catch(() => undefined);
     },

@@ -123,7 +123,9 @@ export interface ErrorBody {
  * - `POST /key` → 204: keeps the user's API key ({@link KeyBody}), or forgets it (`{key: null}`);
  *   never read back; a key not shaped like one is a 400 that does not repeat it;
  * - `POST /source` → 200 {@link SourceResponse}: where the user's steps go now;
- * - `GET /events` → SSE, each log event as `id: <seq>` and `data: <json>`, resumable with `Last-Event-ID`;
+ * - `POST /close` → 204: the window is closed if it is open (a page saying goodbye), never opened to be closed;
+ * - `GET /events` → SSE, each log event as `id: <seq>.<epoch>` and `data: <json>`, resumable with
+ *   `Last-Event-ID`; a point the log does not have gets `event: startOver` first, then the whole log;
  * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query.
  */
 export const ROUTES = [
