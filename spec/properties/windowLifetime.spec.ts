@@ -4,8 +4,9 @@
  * - a window with an event stream open is never closed by the sweep or by
  *   maxWindows: its stream ends only when its page says goodbye;
  * - past maxWindows, windows with nothing open are closed, least recently used
- *   first, so no more than maxWindows stay open, or the streaming ones and
- *   the one just asked for (kept for the request that asked);
+ *   first (when a window opens, when a stream ends, at each sweep), so no more
+ *   than maxWindows stay open, or the streaming ones and the one just asked
+ *   for (kept for the request that asked);
  * - after idleWindowMs (and a sweep) with nothing open, a window is closed:
  *   only the streaming ones stay.
  */

@@ -209,6 +209,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       });
       closing.set(clientId, after);
     },
+    onIdle: () => closeOverCap(),
     onError:
       options.onError ??
       ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
@@ -228,6 +229,10 @@ export const createHost = (app: App, options: HostOptions): Host => {
       closeQuietly(window);
     }
   };
+  /** Past `maxWindows`, closes idle windows until it is met (or none is idle). */
+  const closeOverCap = () => {
+    if (windows.size > maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows);
+  };
   /** Closes the windows idle for `idleWindowMs`; runs while windows are open. */
   let sweep: unknown;
   const sweepLater = () => {
@@ -238,6 +243,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
         const now = clock.now();
         for (const { window } of [...windows.values()])
           if (now - window.lastUsed() >= idleWindowMs && !window.busy()) closeQuietly(window);
+        closeOverCap();
         sweepLater();
       },
       Math.min(idleWindowMs, 60_000),
@@ -270,7 +276,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);
       supervising().send({ type: "OPEN", window: window.key });
-      if (windows.size > maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows);
+      closeOverCap();
       sweepLater();
       return window;
     },

@@ -390,6 +390,7 @@ export const openWindow = (
             streams--;
             lastUsed = deps.clock.now();
             feed.cancel();
+            if (streams === 0) deps.onIdle();
           },
         },
       };
@@ -408,6 +409,7 @@ export const openWindow = (
           streams--;
           lastUsed = deps.clock.now();
           subscription.unsubscribe();
+          if (streams === 0) deps.onIdle();
         };
       }),
     touch: () => {

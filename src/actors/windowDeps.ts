@@ -48,6 +48,8 @@ export interface WindowDeps {
    * log): a window opened on the same client id reads the log after it.
    */
   readonly onClose: (clientId: string, window: OpenWindow, done: Promise<void>) => void;
+  /** Told when the window's last event stream ends: the host may close windows over its cap. */
+  readonly onIdle: () => void;
 }
 
 /** What the supervisor's decisions take in a window. */
