@@ -10,14 +10,14 @@ import {
   type ConversationInput,
   conversationId,
   type Recovered,
-  type RecoverInput,
+  recoverFrom,
   type SupervisorEmitted,
   supervisorMachine,
 } from "elyra-assistant/machines";
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AnyActorRef, createActor, fromPromise } from "xstate";
+import { type AnyActorRef, createActor } from "xstate";
 import { runs } from "../properties/runs.ts";
 
 const conversationInput: ConversationInput = { maxSteps: 8, tokenBudget: 200_000 };
@@ -30,10 +30,10 @@ const supervise = (options: { maxRestarts?: number; restartWindowMs?: number } =
   const told: SupervisorEmitted[] = [];
   const machine = supervisorMachine.provide({
     actors: {
-      recover: fromPromise<Recovered, RecoverInput>(async ({ input }) => {
-        recovered.push(input.window);
-        if (unreadable.has(input.window)) throw new Error(`cannot read ${input.window}`);
-        return { window: input.window, conversation: conversationInput };
+      recover: recoverFrom(async (window): Promise<Recovered> => {
+        recovered.push(window);
+        if (unreadable.has(window)) throw new Error(`cannot read ${window}`);
+        return { window, conversation: conversationInput };
       }),
     },
   });

@@ -80,6 +80,8 @@ export class Coalescer {
       // A child of the conversation streaming, when there is one: in its system, seen by its inspector.
       const parent = this.#parent?.();
       const actor = createActor(coalescerMachine, {
+        // One name for every coalescer, as for confirmations: event names stay a fixed few.
+        id: "coalescer",
         clock: this.#clock,
         ...(parent === undefined ? {} : { parent }),
         ...(this.#inspect === undefined ? {} : { inspect: this.#inspect }),

@@ -109,6 +109,9 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
         if (signal.aborted) return reject(signal.reason);
         const parent = options.parent?.();
         const actor = createActor(machine, {
+          // One name for every confirmation: its parent is told `xstate.done.actor.confirmation`,
+          // and a machine keeps what it looked up for each event name it ever saw.
+          id: "confirmation",
           input: { confirmId: request.confirmId, tool: request.tool, digest: request.digest },
           clock,
           ...(parent === undefined ? {} : { parent }),

@@ -6,11 +6,7 @@
 import { type AnyActorRef, fromPromise } from "xstate";
 import { codeRunMachine } from "../machines/codeRunMachine.ts";
 import { type CallModelInput, conversationMachine } from "../machines/conversationMachine.ts";
-import {
-  type Recovered,
-  type RecoverInput,
-  supervisorMachine,
-} from "../machines/supervisorMachine.ts";
+import { type Recovered, recoverFrom, supervisorMachine } from "../machines/supervisorMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
 import { InvariantBroken } from "../runtime/errors.ts";
 import type { ModelResponse } from "../runtime/prompt/model.ts";
@@ -76,6 +72,6 @@ export const hostSupervisor = (
   supervisorMachine.provide({
     actors: {
       conversation: hostConversation(path, bindings),
-      recover: fromPromise<Recovered, RecoverInput>(({ input }) => recover(input.window)),
+      recover: recoverFrom(recover),
     },
   });

@@ -57,4 +57,9 @@ export type {
   SupervisorEvent,
   SupervisorInput,
 } from "./supervisorMachine.ts";
-export { conversationId, recoveryId, supervisorMachine } from "./supervisorMachine.ts";
+export {
+  conversationId,
+  recoverFrom,
+  recoveryId,
+  supervisorMachine,
+} from "./supervisorMachine.ts";

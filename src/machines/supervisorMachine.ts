@@ -8,11 +8,10 @@
  */
 import {
   assign,
-  type DoneActorEvent,
   type ErrorActorEvent,
   emit,
   enqueueActions,
-  fromPromise,
+  fromCallback,
   raise,
   setup,
   stopChild,
@@ -61,8 +60,41 @@ export type SupervisorEvent =
   | { readonly type: "CLOSE"; readonly window: string }
   /** A crash `restartWindowMs` old no longer counts. */
   | { readonly type: "FORGIVE"; readonly window: string }
-  | DoneActorEvent<Recovered>
+  /** A recovery read the window's log: its conversation starts from there. */
+  | ({ readonly type: "RECOVERED" } & Recovered)
+  /** A recovery could not read the window's log. */
+  | { readonly type: "RECOVERY_FAILED"; readonly window: string; readonly error: unknown }
   | ErrorActorEvent;
+
+/**
+ * The `recover` actor from a function that reads a window's log. It reports
+ * with `RECOVERED` or `RECOVERY_FAILED`, events of fixed names: XState keeps
+ * the transitions it looked up for each event name a machine ever saw, so an
+ * actor's own `xstate.done.actor.<id>` (a new name for every window) would
+ * cost the supervisor memory for every window it ever opened.
+ *
+ * @example
+ * ```ts
+ * supervisorMachine.provide({
+ *   actors: { recover: recoverFrom(async (window) => ({ window, conversation })) },
+ * });
+ * ```
+ */
+export const recoverFrom = (recover: (window: string) => Promise<Recovered>) =>
+  fromCallback<SupervisorEvent, RecoverInput>(({ input, sendBack }) => {
+    let live = true;
+    recover(input.window).then(
+      (recovered) => {
+        if (live) sendBack({ type: "RECOVERED", ...recovered });
+      },
+      (error: unknown) => {
+        if (live) sendBack({ type: "RECOVERY_FAILED", window: input.window, error });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  });
 
 /** What the supervisor tells the host about a window. */
 export type SupervisorEmitted =
@@ -100,15 +132,17 @@ type Crash = { readonly window: string; readonly error: unknown };
 type GiveUp = Crash & { readonly reason: GiveUpReason };
 type WindowParams = { readonly window: string };
 
-/** The window and error of a failed child. */
-const crashOf = ({ event }: { readonly event: SupervisorEvent }): Crash =>
-  "actorId" in event && "error" in event
+/** The window and error of a failed child, or of a recovery that failed. */
+const crashOf = ({ event }: { readonly event: SupervisorEvent }): Crash => {
+  if (event.type === "RECOVERY_FAILED") return { window: event.window, error: event.error };
+  return "actorId" in event && "error" in event
     ? { window: windowOf(event.actorId), error: event.error }
     : { window: "", error: undefined };
+};
 
 /** The window a recovery finished for. */
 const recoveredOf = ({ event }: { readonly event: SupervisorEvent }): WindowParams =>
-  "output" in event ? { window: event.output.window } : { window: "" };
+  event.type === "RECOVERED" ? { window: event.window } : { window: "" };
 
 /**
  * `supervising`, with every decision a named action or guard: `OPEN` →
@@ -135,9 +169,9 @@ export const supervisorMachine = setup({
   },
   actors: {
     conversation: conversationMachine,
-    /** Replaced by the host: reads the window's log. This stub starts every window afresh. */
-    recover: fromPromise<Recovered, RecoverInput>(async ({ input }) => ({
-      window: input.window,
+    /** Replaced by the host (`recoverFrom`): reads the window's log. This stub starts every window afresh. */
+    recover: recoverFrom(async (window) => ({
+      window,
       conversation: { maxSteps: 8, tokenBudget: 200_000 },
     })),
   },
@@ -150,8 +184,8 @@ export const supervisorMachine = setup({
     stopRecovery: stopChild((_, { window }: WindowParams) => recoveryId(window)),
     /** A fresh conversation from what the log says; it replays nothing. */
     startConversation: enqueueActions(({ enqueue, event }) => {
-      if (!("output" in event)) return;
-      const { window, conversation } = event.output;
+      if (event.type !== "RECOVERED") return;
+      const { window, conversation } = event;
       enqueue.spawnChild("conversation", {
         id: window,
         systemId: conversationId(window),
@@ -224,7 +258,7 @@ export const supervisorMachine = setup({
         FORGIVE: {
           actions: { type: "forgive", params: ({ event }) => ({ window: event.window }) },
         },
-        "xstate.done.actor.*": [
+        RECOVERED: [
           {
             guard: { type: "overIntensity", params: recoveredOf },
             actions: [
@@ -247,6 +281,17 @@ export const supervisorMachine = setup({
             actions: [{ type: "stopRecovery", params: recoveredOf }, "startConversation"],
           },
         ],
+        RECOVERY_FAILED: {
+          // The log could not be read: the window is given up; opening it again reads again.
+          actions: [
+            { type: "stopRecovery", params: crashOf },
+            {
+              type: "giveUp",
+              params: (args) => ({ ...crashOf(args), reason: "unreadableLog" as const }),
+            },
+            { type: "forget", params: crashOf },
+          ],
+        },
         "xstate.error.actor.*": [
           {
             guard: "conversationFailed",
@@ -259,7 +304,7 @@ export const supervisorMachine = setup({
             ],
           },
           {
-            // The log could not be read: the window is given up; opening it again reads again.
+            // A recovery that threw instead of reporting: its window is given up as unreadable.
             actions: [
               { type: "stopRecovery", params: crashOf },
               {
