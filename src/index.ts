@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 
+export type { EventFeed, Following } from "./actors/assistantWindow.ts";
+export { FeedBehind } from "./actors/assistantWindow.ts";
 export type {
   AnswerResult,
   ConfirmationAnswer,
@@ -26,8 +28,6 @@ export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
-export type { EventFeed, Following } from "./actors/assistantWindow.ts";
-export { FeedBehind } from "./actors/assistantWindow.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { MAX_BEHIND, PromptRefused, SelectionRefused } from "./actors/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";

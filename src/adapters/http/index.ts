@@ -27,9 +27,9 @@ export {
   ROUTE_METHODS,
   ROUTES,
   SelectedBody,
-  START_OVER_EVENT,
   type SourceName,
   type SourceResponse,
+  START_OVER_EVENT,
   TOKEN_HEADER,
   type ToolInfo,
 } from "./contract.ts";
