@@ -164,15 +164,16 @@ describe("inspect", () => {
     const machineOf = (ref: AnyActorRef | undefined) =>
       (ref?.getSnapshot() as { machine?: { id: string } } | undefined)?.machine?.id ?? "logic";
     const supervisors = created.filter((ref) => machineOf(ref) === "supervisor");
-    expect(supervisors).toHaveLength(1);
-    expect(supervisors[0]?._parent).toBeUndefined();
+    // Windows are spread over supervisors by key: two windows, two supervisors, each a root.
+    expect(supervisors).toHaveLength(2);
+    for (const supervisor of supervisors) expect(supervisor._parent).toBeUndefined();
     const conversations = created.filter((ref) => machineOf(ref) === "conversation");
-    // Each is the supervisor's child under the window's key, and in the system under its name.
+    // Each is a supervisor's child under the window's key, and in its system under its name.
     expect(conversations.map((ref) => [ref.id, (ref as { systemId?: string }).systemId])).toEqual([
       ["0", "conversation:0"],
       ["1", "conversation:1"],
     ]);
-    for (const conversation of conversations) expect(conversation._parent).toBe(supervisors[0]);
+    expect(conversations.map((conversation) => conversation._parent)).toEqual(supervisors);
     // Everything else runs under a conversation (a recovery under the supervisor).
     const parentsOf = (machine: string) =>
       created.filter((ref) => machineOf(ref) === machine).map((ref) => machineOf(ref._parent));
@@ -186,6 +187,28 @@ describe("inspect", () => {
     expect(logic.filter((ref) => machineOf(ref._parent) === "supervisor").map((r) => r.id)).toEqual(
       ["recover:0", "recover:1"],
     );
+    await host.close();
+  });
+
+  it("spreads the windows over supervisors, so no one parent holds them all", async () => {
+    const { app } = appOf();
+    const created: AnyActorRef[] = [];
+    const host = createHost(app, {
+      model: fakeModel(),
+      inspect: (event) => {
+        if (event.type === "@xstate.actor") created.push(event.actorRef as AnyActorRef);
+      },
+    });
+    for (let i = 0; i < 200; i++) await host.window(`w${i}`, { user: ada }).settled();
+    const machineOf = (ref: AnyActorRef | undefined) =>
+      (ref?.getSnapshot() as { machine?: { id: string } } | undefined)?.machine?.id ?? "logic";
+    const supervisors = created.filter((ref) => machineOf(ref) === "supervisor");
+    const children = supervisors.map(
+      (supervisor) =>
+        Object.keys((supervisor.getSnapshot() as { children: object }).children).length,
+    );
+    expect(children.reduce((sum, n) => sum + n, 0)).toBe(200);
+    expect(Math.max(...children)).toBeLessThanOrEqual(4);
     await host.close();
   });
 });

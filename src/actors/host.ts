@@ -89,6 +89,9 @@ export const IDLE_WINDOW_MS = 30 * 60_000;
 /** Windows kept in memory at most. */
 export const MAX_WINDOWS = 10_000;
 
+/** How many supervisors share a host's windows: at 10 000 windows, about 160 each. */
+const SUPERVISOR_SHARDS = 64;
+
 const positive = (option: string, value: number | undefined, fallback: number): number => {
   const chosen = value ?? fallback;
   if (!Number.isSafeInteger(chosen) || chosen < 1)
@@ -165,9 +168,16 @@ export const createHost = (app: App, options: HostOptions): Host => {
       ? Promise.reject(new InvariantBroken({ where: "host", reason: `no window has key ${key}` }))
       : window.supervised.recover();
   });
-  /** The supervisor of every window's conversation; started again after `close`. */
-  let supervisor: Actor<typeof machine> | undefined;
-  const supervising = () => {
+  /**
+   * The supervisors of the windows' conversations, a window's by its key
+   * modulo their number: XState copies a parent's children at every spawn and
+   * stop, so one supervisor of 10 000 windows spent milliseconds on each.
+   * Each is made when its first window opens; all are stopped by `close`.
+   */
+  const supervisors: Array<Actor<typeof machine> | undefined> = [];
+  const supervising = (key: string) => {
+    const shard = Number(key) % SUPERVISOR_SHARDS;
+    const supervisor = supervisors[shard];
     if (supervisor !== undefined) return supervisor;
     const started = createActor(machine, {
       input: {
@@ -181,7 +191,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     started.on("started", ({ window }) => windowOf(window)?.started());
     started.on("crashed", ({ window }) => windowOf(window)?.crashed());
     started.on("failed", ({ window, error, reason }) => windowOf(window)?.failed(error, reason));
-    supervisor = started.start();
+    supervisors[shard] = started.start();
     return started;
   };
   const deps: WindowDeps = {
@@ -275,7 +285,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const window = openWindow(deps, clientId, String(opened++), user, closing.get(clientId));
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);
-      supervising().send({ type: "OPEN", window: window.key });
+      supervising(window.key).send({ type: "OPEN", window: window.key });
       closeOverCap();
       sweepLater();
       return window;
@@ -291,9 +301,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
       if (sweep !== undefined) clock.clearTimeout(sweep);
       sweep = undefined;
       await Promise.all([...windows.values()].map((w) => w.window.close()));
-      // Its pending timers (crashes still counted) go with it.
-      supervisor?.stop();
-      supervisor = undefined;
+      // Their pending timers (crashes still counted) go with them.
+      for (const supervisor of supervisors.splice(0)) supervisor?.stop();
     },
   };
 };

@@ -190,7 +190,7 @@ export const openWindow = (
   const supervised: Supervised = {
     recover,
     started: () => {
-      const next = deps.supervisor().system.get(conversationId(key)) as Conversation | undefined;
+      const next = deps.supervisor(key).system.get(conversationId(key)) as Conversation | undefined;
       if (next === undefined) return;
       deps.bindings.set(next, binding);
       next.on("log", ({ event }) => void record(event));
@@ -449,7 +449,7 @@ export const openWindow = (
       closed = true;
       deps.live.close(clientId);
       // A window given up has nothing left with the supervisor (and may have been opened anew).
-      if (failed === undefined) deps.supervisor().send({ type: "CLOSE", window: key });
+      if (failed === undefined) deps.supervisor(key).send({ type: "CLOSE", window: key });
       actor = undefined;
       wake();
       closing = (async () => {

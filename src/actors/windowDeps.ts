@@ -22,8 +22,8 @@ import type { LiveRegistry } from "./liveQueries.ts";
  * @internal
  */
 export interface WindowDeps {
-  /** The host's supervisor: the conversation's parent. */
-  readonly supervisor: () => Actor<ReturnType<typeof hostSupervisor>>;
+  /** The supervisor of the window with this key: its conversation's parent. */
+  readonly supervisor: (key: string) => Actor<ReturnType<typeof hostSupervisor>>;
   readonly bindings: Bindings;
   readonly app: App;
   readonly model: Model;
