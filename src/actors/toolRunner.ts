@@ -22,7 +22,12 @@ export interface ToolRunnerWindow {
   readonly user: () => User;
   readonly offered: () => ReadonlySet<string>;
   readonly confirmer: Confirmer;
-  readonly log: (event: Unstamped) => void;
+  /**
+   * Appends a tool step's event; resolves once it is stored, and rejects when
+   * it is not (the store refused it, the window closed, or its conversation
+   * died): a command runs only after its `ToolStarted` is stored.
+   */
+  readonly log: (event: Unstamped) => Promise<unknown>;
   /** The turn running now. */
   readonly turn: () => number;
   /** The running turn's span context, the parent of each call's span. */
@@ -52,7 +57,8 @@ export const runCall = async (
 ): Promise<ToolResultBlock> => {
   const caller = callerOf(call);
   const tool = clip(call.name, MAX_NAME);
-  window.log({ _tag: "ToolStarted", turn, callId: call.id, tool, caller });
+  // Written ahead: a command whose start the log did not keep does not run.
+  await window.log({ _tag: "ToolStarted", turn, callId: call.id, tool, caller });
   const span = startSpan(
     "elyra.tool.call",
     { "elyra.tool": tool, "elyra.caller": caller.type },
@@ -75,7 +81,7 @@ export const runCall = async (
     { "elyra.outcome": auditOutcome(outcome) },
     outcome._tag === "Succeeded" ? undefined : auditOutcome(outcome),
   );
-  window.log({
+  void window.log({
     _tag: "ToolFinished",
     turn,
     callId: call.id,

@@ -46,6 +46,18 @@ export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
+/** A write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
+const notWritten = (): Promise<never> => {
+  const refused = Promise.reject(
+    new PromptRefused({
+      reason: "closed",
+      message: "the conversation this step belonged to ended",
+    }),
+  );
+  refused.catch(() => undefined);
+  return refused;
+};
+
 /** New events a feed keeps for a reader that has not pulled them: 4 096. */
 export const MAX_BEHIND = 4_096;
 
@@ -102,11 +114,14 @@ export const openWindow = (
   };
 
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
+  // Refused while none runs (a late append of a dead one), the next one fails when it starts.
   const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) => {
     lastFault = error;
     deps.onError(error, { clientId });
     actor?.send({ type: "FAULT", error });
   });
+  /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
+  let generation = 0;
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
   // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
@@ -150,18 +165,19 @@ export const openWindow = (
     text,
   });
 
-  const binding: WindowBinding = {
+  /** What one conversation of the window runs with; its tool steps are written only while it lives. */
+  const bindingOf = (mine: number): WindowBinding => ({
     callModel: step.call,
     tools: {
       clientId,
       user: () => user,
       offered: () => offeredNow,
       confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
-      log: (event) => void record(event),
+      log: (event) => (closed || mine !== generation ? notWritten() : record(event)),
       turn: currentTurn,
       trace: () => turnContext,
     },
-  };
+  });
 
   /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
   const recover = async (): Promise<Recovered> => {
@@ -192,7 +208,7 @@ export const openWindow = (
     started: () => {
       const next = deps.supervisor(key).system.get(conversationId(key)) as Conversation | undefined;
       if (next === undefined) return;
-      deps.bindings.set(next, binding);
+      deps.bindings.set(next, bindingOf(generation));
       next.on("log", ({ event }) => void record(event));
       actor = next;
       // A prompt whose turn the log never started (its first append was refused) ends here.
@@ -205,11 +221,14 @@ export const openWindow = (
         log.status().turn,
       );
       wake();
+      // An append refused while no conversation ran: this one fails at once, and the log is read again.
+      if (log.refused()) next.send({ type: "FAULT", error: lastFault });
     },
     crashed: () => {
       // What the dead conversation had running (a model request, a tool run) is stopped with it.
       for (const child of Object.values(actor?.getSnapshot().children ?? {}))
         if (child !== undefined) stopActor(child);
+      generation++;
       actor = undefined;
       starting = nextStart();
     },

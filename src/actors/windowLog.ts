@@ -43,6 +43,8 @@ export interface WindowLog {
   readonly append: (event: Unstamped) => Promise<LogEvent>;
   /** Resolves when every queued append has settled. */
   readonly idle: () => Promise<void>;
+  /** Whether the store refused an append since the log was last read: appends are refused until `reload`. */
+  readonly refused: () => boolean;
   /** Reads the stored log and folds the projections from it again. */
   readonly reload: () => Promise<ReadonlyArray<LogEvent>>;
   /** Events as they are stored. */
@@ -181,6 +183,10 @@ class LogOfWindow implements WindowLog {
 
   async idle(): Promise<void> {
     await this.#queue;
+  }
+
+  refused(): boolean {
+    return this.#refused !== undefined;
   }
 
   async reload(): Promise<ReadonlyArray<LogEvent>> {

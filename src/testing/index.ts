@@ -22,6 +22,28 @@ export {
   wordsOf,
 } from "./fakeModel.ts";
 export {
+  type FaultyModel,
+  faultyModel,
+  type InjectedModelFault,
+  type ModelFault,
+  type ModelFaultPlan,
+  type ModelStepInfo,
+} from "./faultyModel.ts";
+export {
+  type FaultRates,
+  type FaultyStore,
+  type FaultyStoreOptions,
+  faultRates,
+  faultyStore,
+  type InjectedStoreFault,
+  type StoreFault,
+  type StoreFaultPlan,
+  type StoreFaultScript,
+  type StoreOp,
+  type StoreOpKind,
+  StoreUnavailable,
+} from "./faultyStore.ts";
+export {
   CODE_TOOL,
   type CodeRunScript,
   codeCalls,
