@@ -3,18 +3,13 @@
  * that never started is refused with the store's error, one that started ends
  * Failed), the host's onError is told, and the window serves the next prompt.
  */
-import { AppendConflict, createApp, createHost, type EventStore } from "elyra-assistant";
+import { AppendConflict, createHost, type EventStore } from "elyra-assistant";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
-const appOf = () =>
-  createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*"], confirm: [] },
-  });
+const appOf = () => spyApp();
 
 /** A memory store whose appends are refused while `refusing` says so. */
 const refusingStore = () => {

@@ -5,21 +5,17 @@
  * lives: a name made per window (a recovery's or a confirmation's
  * `xstate.done.actor.<id>`) would hold memory for every window ever opened.
  */
-import { createApp, createHost } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
 import { fakeModel } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import type * as xstate from "xstate";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
 
 /** The names of the events the host's machines received, over `windows` windows each asked once. */
 const eventNamesOver = async (windows: number): Promise<Set<string>> => {
-  const app = createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*"], confirm: ["customers.delete"] },
-  });
+  const app = spyApp({ confirm: ["customers.delete"] });
   let model = fakeModel();
   for (let i = 0; i < windows; i++)
     model = model.toolCall("customers_delete", { id: 1 }).says("Kept.");

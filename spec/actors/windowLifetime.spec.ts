@@ -3,18 +3,13 @@
  * is closed after idleWindowMs, and past maxWindows the least recently used
  * idle ones go first. A window with a stream open is never closed by them.
  */
-import { createApp, createHost, HostConfigError, type LogEvent } from "elyra-assistant";
+import { createHost, HostConfigError, type LogEvent } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
-const appOf = () =>
-  createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*"], confirm: [] },
-  });
+const appOf = () => spyApp();
 
 describe("a window's lifetime", () => {
   it("close completes every open event stream, after what was stored", async () => {

@@ -4,11 +4,11 @@
  * one that falls too far behind the live events is cut, letting go of the
  * window, and resumes from its last id with nothing missed or twice.
  */
-import { createApp, createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { createHost, type EventStore, type LogEvent } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp } from "../fixtures/spyCommands.ts";
 import { readSse, TOKEN, users } from "./fixture.ts";
 
 /** A host whose store counts the events it reads, over HTTP. */
@@ -23,11 +23,7 @@ const served = (maxEventsBehind?: number) => {
       return events;
     },
   };
-  const app = createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*"], confirm: [] },
-  });
+  const app = spyApp();
   const host = createHost(app, { model: fakeModel(), store });
   const handle = assistantHttp(host, {
     token: TOKEN,
@@ -55,6 +51,27 @@ const served = (maxEventsBehind?: number) => {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
+/**
+ * A client that reads nothing of `response` while `meanwhile` runs, then
+ * reads it to its end: the ids and events it got.
+ */
+const readAfter = async (response: Response, meanwhile: () => Promise<void>) => {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  await meanwhile();
+  await tick();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return {
+    ids: [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1] as string),
+    events: [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] as string) as LogEvent),
+  };
+};
+
 describe("event streams with backpressure", () => {
   it("a client that does not read is sent one page of a long log; reading, it gets all in order", async () => {
     const { window, events, grow, reads } = served();
@@ -78,20 +95,9 @@ describe("event streams with backpressure", () => {
   it("a client too far behind the live events is cut and lets go of the window; resuming, it misses nothing", async () => {
     const { host, window, events, grow } = served(50);
     await window.settled();
-    const response = await events();
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    // The client reads nothing while 200 events are appended.
-    await grow(200);
-    await tick();
-    const decoder = new TextDecoder();
-    let text = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    // The stream ended by itself, and the window has no stream open: it may be closed when idle.
-    const ids = [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1] as string);
+    // The client reads nothing while 200 events are appended; then its stream has ended.
+    const { ids } = await readAfter(await events(), () => grow(200));
+    // The window has no stream open: it may be closed when idle.
     expect(ids.length).toBeLessThan(200);
     await host.closeWindow("w1", { user: users.ada });
     expect(host.openWindows()).toBe(0);
@@ -107,21 +113,8 @@ describe("event streams with backpressure", () => {
     const { window, events, grow } = served(50);
     await grow(10);
     await window.settled();
-    const response = await events();
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    await grow(200);
-    await tick();
-    const decoder = new TextDecoder();
-    let text = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    const seen = [...text.matchAll(/^data: (.*)$/gm)].map(
-      (m) => JSON.parse(m[1] as string) as LogEvent,
-    );
-    const lastId = [...text.matchAll(/^id: (\S+)$/gm)].at(-1)?.[1] as string;
+    const { ids, events: seen } = await readAfter(await events(), () => grow(200));
+    const lastId = ids.at(-1) as string;
     const rest = readSse(await events(lastId));
     await vi.waitFor(() => expect(seen.length + rest.events().length).toBe(210));
     expect([...seen, ...rest.events()].map((e) => e.seq)).toEqual(

@@ -6,12 +6,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, createHost, type EventStore, WindowOwnerMismatch } from "elyra-assistant";
+import { createHost, type EventStore, WindowOwnerMismatch } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { fakeModel } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp } from "../fixtures/spyCommands.ts";
 import { readSse, TOKEN, users } from "./fixture.ts";
 
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -19,12 +19,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-const appOf = () =>
-  createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*", "invoices.view"], confirm: [] },
-  });
+const appOf = () => spyApp({ allow: ["customers.*", "invoices.view"] });
 
 /** A file with Ada's conversation in window w1, written by a host that is gone. */
 const adasFile = async () => {

@@ -10,11 +10,11 @@
  * - after idleWindowMs (and a sweep) with nothing open, a window is closed:
  *   only the streaming ones stay.
  */
-import { createApp, createHost } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 import { runs } from "./runs.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
@@ -44,11 +44,7 @@ const flush = async () => {
 
 describe("a window's lifetime", () => {
   it("streaming windows are never closed but by goodbye; others go past maxWindows and after idleWindowMs", async () => {
-    const app = createApp({
-      commands: spyCommands().commands,
-      userAbilities: (u) => (u as TestUser).abilities,
-      assistant: { allow: ["customers.*"], confirm: [] },
-    });
+    const app = spyApp();
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 14 }), async (steps) => {
         const clock = simulatedClock(0);

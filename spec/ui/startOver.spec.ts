@@ -4,22 +4,18 @@
  * new log does not have, is told to start over, forgets what it showed, and
  * shows the new log, each event once.
  */
-import { createApp, createHost, type Host } from "elyra-assistant";
+import { createHost, type Host } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { assistantClient, createAssistantStore } from "elyra-assistant/ui";
 import { describe, expect, it, vi } from "vitest";
-import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 
 const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
 const TOKEN = "host-token-0123456789";
 
 const hostSaying = (...answers: string[]) => {
-  const app = createApp({
-    commands: spyCommands().commands,
-    userAbilities: (u) => (u as TestUser).abilities,
-    assistant: { allow: ["customers.*"], confirm: [] },
-  });
+  const app = spyApp();
   let model = fakeModel();
   for (const answer of answers) model = model.says(answer);
   const host = createHost(app, { model, store: memoryStore() });
