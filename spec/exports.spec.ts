@@ -7,6 +7,7 @@ import * as anthropic from "elyra-assistant/anthropic";
 import * as http from "elyra-assistant/http";
 import * as machines from "elyra-assistant/machines";
 import * as mcp from "elyra-assistant/mcp";
+import * as postgres from "elyra-assistant/postgres";
 import * as proxy from "elyra-assistant/proxy";
 import * as redis from "elyra-assistant/redis";
 import * as secrets from "elyra-assistant/secrets";
@@ -218,6 +219,17 @@ describe("public exports", () => {
     `);
   });
 
+  it("elyra-assistant/postgres", () => {
+    expect(Object.keys(postgres).sort()).toMatchInlineSnapshot(`
+      [
+        "PostgresCannotStore",
+        "PostgresConfigError",
+        "PostgresUnavailable",
+        "postgresStore",
+      ]
+    `);
+  });
+
   it("elyra-assistant/secrets", () => {
     expect(Object.keys(secrets).sort()).toMatchInlineSnapshot(`
       [
@@ -285,6 +297,7 @@ describe("public exports", () => {
           "http",
           "machines",
           "mcp",
+          "postgres",
           "proxy",
           "redis",
           "secrets",

@@ -328,7 +328,7 @@ describe("sqliteStore, one writer per file", () => {
     const error = refusal(() => sqliteStore(file, { busyTimeoutMs: 20 }));
     expect(error).toMatchObject({ _tag: "StoreInUse", path: file });
     expect(error.message).toBe(
-      `SQLite file ${JSON.stringify(file)} is in use by another connection (another sqliteStore, in this process or another): one process writes a file, through one store; close the other first, or give several processes a store made for sharing (a Postgres store is planned)`,
+      `SQLite file ${JSON.stringify(file)} is in use by another connection (another sqliteStore, in this process or another): one process writes a file, through one store; close the other first, or give several processes a store made for sharing (postgresStore, from elyra-assistant/postgres)`,
     );
     expect(await first.append("w1", deltas(1), 1)).toHaveLength(1);
     await first.close();

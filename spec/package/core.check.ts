@@ -49,7 +49,7 @@ describe("core only: npm install elyra-assistant effect", () => {
       `${packages} packages, ${megabytes(bytes)}, ${(install.ms / 1000).toFixed(1)} s`,
     );
     const top = readdirSync(join(core, "node_modules"));
-    for (const heavy of ["better-sqlite3", "ioredis", "tsx", "esbuild"])
+    for (const heavy of ["better-sqlite3", "ioredis", "pg", "tsx", "esbuild"])
       expect(top).not.toContain(heavy);
     expect(existsSync(join(core, "node_modules", "@modelcontextprotocol"))).toBe(false);
     expect(existsSync(join(core, "node_modules", "@anthropic-ai"))).toBe(false);
@@ -86,6 +86,7 @@ describe("core only: npm install elyra-assistant effect", () => {
     const peers = {
       "/sqlite": "better-sqlite3",
       "/redis": "ioredis",
+      "/postgres": "pg",
       "/mcp": "@modelcontextprotocol/sdk",
       "/anthropic": "@anthropic-ai/sdk",
     };

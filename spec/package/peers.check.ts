@@ -28,6 +28,7 @@ const PEERS = [
   "@anthropic-ai/sdk",
   "better-sqlite3@12",
   "ioredis",
+  "pg",
   "@modelcontextprotocol/sdk",
   "tsx",
 ];
@@ -61,7 +62,7 @@ describe.each([
     const ran = await spawned("node", ["subpaths.mjs"], { cwd: dir(), env });
     expect(ran.code).toBe(0);
     const results = JSON.parse(ran.stdout) as Record<string, { exports?: number; error?: string }>;
-    expect(Object.keys(results)).toHaveLength(11);
+    expect(Object.keys(results)).toHaveLength(12);
     for (const [entry, result] of Object.entries(results)) {
       expect(result, entry).toEqual({ exports: expect.any(Number) });
     }

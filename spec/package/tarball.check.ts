@@ -21,7 +21,7 @@ describe("the tarball", () => {
       (target): target is Record<"@elyra-assistant/source" | "types" | "default", string> =>
         typeof target === "object",
     );
-    expect(targets).toHaveLength(11);
+    expect(targets).toHaveLength(12);
     for (const target of targets) {
       const paths = [
         target.default,

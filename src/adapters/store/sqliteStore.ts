@@ -2,11 +2,10 @@
  * The durable event store: every stream in one SQLite table, written in WAL
  * mode through better-sqlite3, by one store at a time.
  */
-import { Schema, SchemaAST } from "effect";
-import { InvariantBroken } from "../../runtime/errors.ts";
 import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
-import { LogEvent, type NewEvent } from "../../runtime/log/events.ts";
+import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
+import { fromRow, type StoredRow, toRows } from "./eventCodec.ts";
 import { openExclusive } from "./sqliteFile.ts";
 
 export { StoreInUse } from "./storeInUse.ts";
@@ -41,30 +40,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
   data TEXT NOT NULL,
   PRIMARY KEY (stream, seq)
 ) WITHOUT ROWID`;
-
-// Made once: building a parser per call would cost more than the parse.
-const encode = Schema.encodeSync(LogEvent);
-const decode = Schema.decodeUnknownSync(LogEvent);
-/** The types this code knows: a plain set, as a schema check per row would add ~1 µs an event to a rebuild. */
-const knownTags: ReadonlySet<unknown> = new Set(
-  LogEvent.members.map((member) => {
-    const tag = member.fields._tag.ast;
-    if (tag._tag !== "PropertySignatureDeclaration" || !SchemaAST.isLiteral(tag.type)) {
-      throw new InvariantBroken({
-        where: "sqliteStore",
-        reason: "a LogEvent member has no literal _tag",
-      });
-    }
-    return tag.type.literal;
-  }),
-);
-
-interface Row {
-  readonly seq: number;
-  readonly at: number;
-  readonly type: string;
-  readonly data: string;
-}
 
 /**
  * An {@link EventStore} in the SQLite file at `path` (`":memory:"` for one
@@ -114,10 +89,12 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
   const conflict = (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: lastSeqOf.get(stream) ?? 0 });
 
-  const write = db.transaction((stream: string, rows: ReadonlyArray<Row>, expectedSeq: number) => {
-    if (lastSeqOf.get(stream) !== expectedSeq) throw conflict(stream, expectedSeq);
-    for (const row of rows) insert.run(stream, row.seq, row.at, row.type, row.data);
-  });
+  const write = db.transaction(
+    (stream: string, rows: ReadonlyArray<StoredRow>, expectedSeq: number) => {
+      if (lastSeqOf.get(stream) !== expectedSeq) throw conflict(stream, expectedSeq);
+      for (const row of rows) insert.run(stream, row.seq, row.at, row.type, row.data);
+    },
+  );
 
   return {
     durable: true,
@@ -125,17 +102,9 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
       if (!Number.isSafeInteger(expectedSeq) || expectedSeq < 0)
         throw conflict(stream, expectedSeq);
-      // Encoded before the transaction, so that a bad event holds no lock.
-      const added: LogEvent[] = [];
-      const rows = events.map((event, i): Row => {
-        const data = JSON.stringify(encode({ ...event, seq: expectedSeq + i + 1 }));
-        // Decoded back, so that what is acknowledged is what `read` will give. A NaN or an
-        // Infinity (the schema lets them through) becomes null in JSON: refused here, it
-        // cannot make the stream unreadable later.
-        const stored = decode(JSON.parse(data));
-        added.push(stored);
-        return { seq: stored.seq, at: stored.at, type: stored._tag, data };
-      });
+      // Encoded (and decoded back: a NaN is refused) before the transaction, so that a bad
+      // event holds no lock.
+      const { added, rows } = toRows(events, expectedSeq);
       try {
         write.immediate(stream, rows, expectedSeq);
       } catch (error) {
@@ -153,8 +122,8 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
     read: async (stream, fromSeq = 0, toSeq = Number.MAX_SAFE_INTEGER) => {
       const events: LogEvent[] = [];
       for (const data of select.all(stream, fromSeq, Math.min(toSeq, Number.MAX_SAFE_INTEGER))) {
-        const json: { readonly _tag?: unknown } = JSON.parse(data);
-        if (knownTags.has(json._tag)) events.push(decode(json));
+        const event = fromRow(JSON.parse(data));
+        if (event !== undefined) events.push(event);
       }
       return events;
     },

@@ -18,6 +18,6 @@ export class StoreInUse extends Data.TaggedError("StoreInUse")<{
   readonly path: string;
 }> {
   override get message(): string {
-    return `SQLite file ${JSON.stringify(this.path)} is in use by another connection (another sqliteStore, in this process or another): one process writes a file, through one store; close the other first, or give several processes a store made for sharing (a Postgres store is planned)`;
+    return `SQLite file ${JSON.stringify(this.path)} is in use by another connection (another sqliteStore, in this process or another): one process writes a file, through one store; close the other first, or give several processes a store made for sharing (postgresStore, from elyra-assistant/postgres)`;
   }
 }

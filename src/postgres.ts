@@ -1,0 +1,19 @@
+/**
+ * elyra-assistant/postgres: the durable event store several processes share,
+ * over pg.
+ *
+ * @packageDocumentation
+ */
+
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresStore,
+  PostgresStoreOptions,
+} from "./adapters/store/postgresStore.ts";
+export {
+  PostgresCannotStore,
+  PostgresConfigError,
+  PostgresUnavailable,
+  postgresStore,
+} from "./adapters/store/postgresStore.ts";
