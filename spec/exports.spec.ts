@@ -222,7 +222,6 @@ describe("public exports", () => {
   it("elyra-assistant/postgres", () => {
     expect(Object.keys(postgres).sort()).toMatchInlineSnapshot(`
       [
-        "PostgresCannotStore",
         "PostgresConfigError",
         "PostgresUnavailable",
         "postgresStore",

@@ -12,7 +12,6 @@ export type {
   PostgresStoreOptions,
 } from "./adapters/store/postgresStore.ts";
 export {
-  PostgresCannotStore,
   PostgresConfigError,
   PostgresUnavailable,
   postgresStore,

@@ -6,7 +6,6 @@
  */
 import { inspect } from "node:util";
 import {
-  PostgresCannotStore,
   PostgresConfigError,
   type PostgresPool,
   type PostgresStore,
@@ -282,7 +281,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       expect(await s.read("w1")).toEqual(numbered(deltas(1)));
     });
 
-    it("refuses a string jsonb cannot hold (a NUL, half a surrogate pair) with PostgresCannotStore, before writing", async () => {
+    it("stores a NUL or half a surrogate pair (which jsonb refuses) as U+FFFD, and gives back what it stored", async () => {
       const s = store(server.url, { schema: fresh() });
       const text = (t: string): NewEvent => ({
         _tag: "TextDelta",
@@ -291,15 +290,6 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         step: 1,
         text: t,
       });
-      const nul = await rejection(
-        s.append("w1", [text("fine"), text("a\u0000b")], 0),
-        PostgresCannotStore,
-      );
-      expect(nul).toMatchObject({ stream: "w1", seq: 2 });
-      expect(nul.message).toBe(
-        'postgresStore cannot store event 2 of stream "w1": a string in it holds a NUL character (\\u0000) or half a surrogate pair, which PostgreSQL\'s jsonb refuses',
-      );
-      await rejection(s.append("w1", [text("\ud83d")], 0), PostgresCannotStore);
       const args: NewEvent = {
         _tag: "ConfirmRequested",
         at: 1,
@@ -308,14 +298,25 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         callId: "t1",
         tool: "notes_add",
         description: "Add a note.",
-        args: { "key\u0000": 1 },
+        args: { "key\u0000": "\ud83d" },
       };
-      await rejection(s.append("w1", [args], 0), PostgresCannotStore);
-      expect(await s.lastSeq("w1")).toBe(0);
+      const stored = await s.append(
+        "w1",
+        [text("fine"), text("a\u0000b"), text("\ud83d"), args],
+        0,
+      );
+      const expected = numbered([
+        text("fine"),
+        text("a\ufffdb"),
+        text("\ufffd"),
+        { ...args, args: { "key\ufffd": "\ufffd" } } as NewEvent,
+      ]);
+      expect(stored).toEqual(expected);
+      expect(await s.read("w1")).toEqual(expected);
       // A whole pair, and every other character, is stored and read back as it was.
       const hard = text('😀 "quoted" \\u0000 \u0001 \u2028 é\n\t');
-      expect(await s.append("w1", [hard], 0)).toEqual(numbered([hard]));
-      expect(await s.read("w1")).toEqual(numbered([hard]));
+      expect(await s.append("w1", [hard], 4)).toEqual(numbered([hard], 4));
+      expect(await s.read("w1", 4)).toEqual(numbered([hard], 4));
     });
 
     it("gives back from append exactly what read gives, numbers included", async () => {

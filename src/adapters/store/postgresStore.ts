@@ -102,26 +102,6 @@ export class PostgresUnavailable extends Data.TaggedError("PostgresUnavailable")
   }
 }
 
-/**
- * An event that PostgreSQL's `jsonb` cannot hold: a string in it has a NUL
- * character (`\u0000`) or half a surrogate pair. Refused before anything is
- * written; the stream is as it was.
- *
- * @example
- * ```ts
- * await store.append("w1", [{ _tag: "TextDelta", at: Date.now(), turn: 1, step: 1, text: "a\u0000b" }], 0);
- * // rejects with PostgresCannotStore: postgresStore cannot store event 1 of stream "w1": …
- * ```
- */
-export class PostgresCannotStore extends Data.TaggedError("PostgresCannotStore")<{
-  readonly stream: string;
-  readonly seq: number;
-}> {
-  override get message(): string {
-    return `postgresStore cannot store event ${this.seq} of stream ${JSON.stringify(this.stream)}: a string in it holds a NUL character (\\u0000) or half a surrogate pair, which PostgreSQL's jsonb refuses`;
-  }
-}
-
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL cuts longer names to 63 bytes. */
 const MAX_IDENTIFIER = 63;
@@ -130,6 +110,7 @@ const MIGRATION_LOCK = "elyra-assistant/postgres migrate";
 const COLUMNS = ["stream", "seq", "at", "type", "data"] as const;
 /** A NUL, or a surrogate that is not half of a pair (in `u` mode a whole pair is one code point). */
 const UNSTORABLE = /\0|\p{Cs}/u;
+const UNSTORABLE_ALL = /\0|\p{Cs}/gu;
 
 const identifier = (what: string, value: unknown, fallback: string): string => {
   if (value === undefined) return fallback;
@@ -137,6 +118,21 @@ const identifier = (what: string, value: unknown, fallback: string): string => {
     throw new PostgresConfigError({
       reason: `the ${what} must be a name of letters, digits and _, not starting with a digit, at most ${MAX_IDENTIFIER} long, not ${JSON.stringify(value)}`,
     });
+  return value;
+};
+
+/**
+ * `value` with every NUL and every half of a surrogate pair, in strings and
+ * keys, made U+FFFD, as UTF-8 writes them: jsonb refuses both, and a user can
+ * type or paste them. Only an event that has one is copied.
+ */
+const storable = <T>(value: T): T => {
+  if (typeof value === "string") return value.replace(UNSTORABLE_ALL, "\uFFFD") as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => [storable(key), storable(v)]),
+    ) as T;
   return value;
 };
 
@@ -251,7 +247,8 @@ const bound = (seq: number): string =>
  * processes appending at the same seq cannot both pass the check: one wins,
  * the other gets `AppendConflict`. The primary key is the last guard. Events
  * are checked against `LogEvent` before anything is sent (a `NaN` is
- * refused, as is a string jsonb cannot hold: {@link PostgresCannotStore}).
+ * refused; a NUL or half a surrogate pair, which jsonb refuses, is stored as
+ * U+FFFD, and append gives back the events as stored).
  *
  * Reading skips events of a type this code does not know (a newer version's);
  * `lastSeq` still counts them. An event of a known type that does not decode
@@ -460,10 +457,12 @@ export const postgresStore = (
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
       if (!Number.isSafeInteger(expectedSeq) || expectedSeq < 0)
         throw await conflict(stream, expectedSeq);
-      // Encoded (and decoded back: a NaN is refused) before any connection is taken.
-      const { added, rows } = toRows(events, expectedSeq);
-      const bad = added.find(unstorable);
-      if (bad !== undefined) throw new PostgresCannotStore({ stream, seq: bad.seq });
+      // Encoded (and decoded back: a NaN is refused) before any connection is taken; what jsonb
+      // cannot hold is written U+FFFD, and what is given back is what was stored.
+      const { added, rows } = toRows(
+        events.map((event) => (unstorable(event) ? storable(event) : event)),
+        expectedSeq,
+      );
       await ready();
       if (rows.length === 0) {
         const actualSeq = await lastSeq(stream);
