@@ -70,7 +70,7 @@ export { defineCommand } from "./runtime/commands/command.ts";
 export type { Issue } from "./runtime/commands/issues.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
 export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
-export type { EventStore } from "./runtime/log/eventStore.ts";
+export type { EventStore, StoreChange } from "./runtime/log/eventStore.ts";
 export { AppendConflict } from "./runtime/log/eventStore.ts";
 export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/log/events.ts";
 export {

@@ -24,6 +24,7 @@ import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
 import { type AssistantWindow, openWindow } from "./window.ts";
 import type { OpenWindow, WindowDeps } from "./windowDeps.ts";
+import { STREAM_PREFIX } from "./windowLog.ts";
 
 export interface HostOptions {
   readonly model: Model;
@@ -261,6 +262,22 @@ export const createHost = (app: App, options: HostOptions): Host => {
     // A sweep to come does not keep the process alive.
     (sweep as { unref?: () => void } | null)?.unref?.();
   };
+  /**
+   * Appends by other processes on a shared store reach the open window of
+   * their stream: one listener for the host, while windows are open.
+   */
+  let stopWatching: (() => void) | undefined;
+  const watch = () => {
+    if (stopWatching !== undefined || store.changes === undefined) return;
+    stopWatching = store.changes((change) => {
+      if (change._tag === "Resync") {
+        for (const { window } of windows.values()) window.catchUp();
+        return;
+      }
+      if (!change.stream.startsWith(STREAM_PREFIX)) return;
+      windows.get(change.stream.slice(STREAM_PREFIX.length))?.window.catchUp(change.seq);
+    });
+  };
   return {
     app,
     path,
@@ -286,6 +303,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);
       supervising(window.key).send({ type: "OPEN", window: window.key });
+      watch();
       closeOverCap();
       sweepLater();
       return window;
@@ -298,6 +316,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
     },
     openWindows: () => windows.size,
     close: async () => {
+      stopWatching?.();
+      stopWatching = undefined;
       if (sweep !== undefined) clock.clearTimeout(sweep);
       sweep = undefined;
       await Promise.all([...windows.values()].map((w) => w.window.close()));

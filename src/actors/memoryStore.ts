@@ -3,13 +3,14 @@
  * tests use. Nothing outlives the process, and a dropped stream is gone.
  */
 
-import { AppendConflict, type EventStore } from "../runtime/log/eventStore.ts";
+import { AppendConflict, type EventStore, type StoreChange } from "../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
 
 /**
  * An {@link EventStore} over a `Map` of streams (`durable: false`). Events are
  * kept as given, with their `seq` added: they are built by this library, so
- * they are not decoded again.
+ * they are not decoded again. `changes` tells `Appended` as each append
+ * resolves (never `Resync`: nothing is missed in one process).
  *
  * @example
  * ```ts
@@ -22,6 +23,17 @@ export const memoryStore = (): EventStore => {
   // A stream's event with seq n sits at index n - 1.
   const streams = new Map<string, LogEvent[]>();
   const lastSeq = (stream: string) => streams.get(stream)?.length ?? 0;
+  // Entries, not functions: one function subscribed twice is two subscriptions.
+  const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
+  const tell = (change: StoreChange) => {
+    for (const { listener } of [...listeners]) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure is its own: the others go on, and so does the append.
+      }
+    }
+  };
   return {
     durable: false,
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq) => {
@@ -35,6 +47,7 @@ export const memoryStore = (): EventStore => {
       } else {
         for (const event of added) log.push(event);
       }
+      if (added.length > 0) tell({ _tag: "Appended", stream, seq: expectedSeq + added.length });
       return added;
     },
     read: async (stream, fromSeq = 0, toSeq = Number.POSITIVE_INFINITY) =>
@@ -44,6 +57,13 @@ export const memoryStore = (): EventStore => {
     lastSeq: async (stream) => lastSeq(stream),
     drop: async (stream) => {
       streams.delete(stream);
+    },
+    changes: (listener) => {
+      const entry = { listener };
+      listeners.add(entry);
+      return () => {
+        listeners.delete(entry);
+      };
     },
   };
 };

@@ -38,7 +38,7 @@ import { stopActor } from "./stopActor.ts";
 import { contextOf, endSpan, startSpan } from "./tracing.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
-import { type WindowLog, windowLog } from "./windowLog.ts";
+import { streamOf, type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
@@ -115,7 +115,7 @@ export const openWindow = (
 
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
   // Refused while none runs (a late append of a dead one), the next one fails when it starts.
-  const log: WindowLog = windowLog(deps.store, `conversation/${clientId}`, deps.clock, (error) => {
+  const log: WindowLog = windowLog(deps.store, streamOf(clientId), deps.clock, (error) => {
     lastFault = error;
     deps.onError(error, { clientId });
     actor?.send({ type: "FAULT", error });
@@ -289,6 +289,10 @@ export const openWindow = (
     supervised,
     setUser: (next) => {
       user = next;
+    },
+    catchUp: (toSeq) => {
+      if (closed) return;
+      log.catchUp(toSeq).catch((error: unknown) => deps.onError(error, { clientId }));
     },
     prompt: async (input, options = {}) => {
       if (assistant === undefined)

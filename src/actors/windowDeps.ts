@@ -75,5 +75,7 @@ export type OpenWindow = AssistantWindow & {
   /** Whether closing it would cut something off: a stream, a turn, a question, a live query, its start. */
   readonly busy: () => boolean;
   readonly setUser: (user: User) => void;
+  /** Another process appended to the window's log, up to `toSeq` (or maybe, with none): read it. */
+  readonly catchUp: (toSeq?: number) => void;
   readonly supervised: Supervised;
 };

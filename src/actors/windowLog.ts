@@ -23,6 +23,12 @@ import { epochOf } from "../runtime/log/resumePoint.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import { type EventFeed, FeedBehind } from "./assistantWindow.ts";
 
+/** What a window's log is named in the store: the prefix, then the client id. */
+export const STREAM_PREFIX = "conversation/";
+
+/** The stream of a window's log. */
+export const streamOf = (clientId: string): string => `${STREAM_PREFIX}${clientId}`;
+
 /** Stored events read at a time by a feed. */
 export const FEED_PAGE = 256;
 
@@ -45,6 +51,11 @@ export interface WindowLog {
   readonly idle: () => Promise<void>;
   /** Whether the store refused an append since the log was last read: appends are refused until `reload`. */
   readonly refused: () => boolean;
+  /**
+   * Reads what other processes appended after the last seq this log has (up
+   * to `toSeq` when given), and keeps and publishes it as if appended here.
+   */
+  readonly catchUp: (toSeq?: number) => Promise<void>;
   /** Reads the stored log and folds the projections from it again. */
   readonly reload: () => Promise<ReadonlyArray<LogEvent>>;
   /** Events as they are stored. */
@@ -168,10 +179,7 @@ class LogOfWindow implements WindowLog {
           port: "EventStore",
           reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
         });
-      this.#lastSeq = stored.seq;
-      if (stored.seq === 1) this.#epoch = epochOf(stored.at);
-      this.#push(stored);
-      this.#appended.next(stored);
+      this.#accept(stored);
       return stored;
     });
     // The store's refusal is told once; the appends refused behind it are not told again.
@@ -183,6 +191,21 @@ class LogOfWindow implements WindowLog {
 
   async idle(): Promise<void> {
     await this.#queue;
+  }
+
+  catchUp(toSeq?: number): Promise<void> {
+    if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve();
+    // In the queue, so an append of this host never runs between the read and the events kept.
+    const done = this.#queue.then(async () => {
+      if (toSeq !== undefined && toSeq <= this.#lastSeq) return;
+      const end = toSeq ?? (await this.#store.lastSeq(this.stream));
+      const events = await this.#store.read(this.stream, this.#lastSeq, end);
+      for (const event of events) if (event.seq > this.#lastSeq) this.#accept(event);
+      // Rows of types this code does not know are skipped, and still counted.
+      this.#lastSeq = Math.max(this.#lastSeq, end);
+    });
+    this.#queue = done.catch(() => undefined);
+    return done;
   }
 
   refused(): boolean {
@@ -283,6 +306,14 @@ class LogOfWindow implements WindowLog {
 
   selections(): SelectionsState {
     return this.#selections?.read() ?? selections.initial;
+  }
+
+  /** A stored event, this host's or another's: kept, folded and published. */
+  #accept(stored: LogEvent): void {
+    this.#lastSeq = stored.seq;
+    if (stored.seq === 1) this.#epoch = epochOf(stored.at);
+    this.#push(stored);
+    this.#appended.next(stored);
   }
 
   #push(event: LogEvent): void {

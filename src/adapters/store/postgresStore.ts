@@ -5,10 +5,11 @@
  * every process on the database (decision (ah)).
  */
 import { Data } from "effect";
-import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
+import { AppendConflict, type EventStore, type StoreChange } from "../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
 import { pg } from "./pg.ts";
+import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
 
 /**
  * What `postgresStore` needs of a pool: a pg `Pool` has it. Declared here so
@@ -54,8 +55,19 @@ export interface PostgresStore extends EventStore {
    * to find a database that is not there before the first window does.
    */
   readonly ready: () => Promise<void>;
-  /** Ends the pool if the store made it (from a connection string); a pool you gave stays open. */
+  /**
+   * Ends the change feed's connection, and the pool if the store made it
+   * (from a connection string); a pool you gave stays open.
+   */
   readonly close: () => Promise<void>;
+  /**
+   * Every append that commits, by any process on the table, told by
+   * LISTEN/NOTIFY (decision (ai)). While anyone listens, the store holds one
+   * connection of its pool for LISTEN (so a pool you give needs one more than
+   * its appends use); it tells `Resync` each time it starts listening, and
+   * again after that connection drops and is made again.
+   */
+  readonly changes: (listener: (change: StoreChange) => void) => () => void;
 }
 
 /**
@@ -330,10 +342,14 @@ export const postgresStore = (
   const lockSpace = `${schema}.${table}`;
   const LOCK_STREAM = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
   const LAST_SEQ = `SELECT coalesce(max(seq), 0)::text AS seq FROM ${name} WHERE stream = $1`;
+  const channel = channelOf(schema, table);
   // `seq`, `at` and `type` taken from the event itself, so that they cannot disagree with it.
-  const INSERT = `INSERT INTO ${name} (stream, seq, at, type, data)
+  // The notification goes out at COMMIT, and only then; in the insert's statement, it costs no
+  // round trip, and an insert that fails sends none.
+  const INSERT = `WITH inserted AS (INSERT INTO ${name} (stream, seq, at, type, data)
     SELECT $1, (e->>'seq')::bigint, (e->>'at')::float8, e->>'_tag', e
-    FROM jsonb_array_elements($2::jsonb) AS e`;
+    FROM jsonb_array_elements($2::jsonb) AS e)
+    SELECT pg_notify('${channel}', $3)`;
   const SELECT = `SELECT data::text AS data FROM ${name}
     WHERE stream = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`;
   const DELETE = `DELETE FROM ${name} WHERE stream = $1`;
@@ -447,6 +463,15 @@ export const postgresStore = (
     return withConnection(async (query) => seqOf(await query(LAST_SEQ, [stream])));
   };
 
+  const feed = changeFeed(channel, async () => {
+    const connection = await connections.connect();
+    if (typeof (connection as Partial<ListenConnection>).on !== "function") {
+      connection.release();
+      throw new PostgresConfigError({ reason: "the pool's connections cannot listen (no on)" });
+    }
+    return connection as unknown as ListenConnection;
+  });
+
   const conflict = async (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: await lastSeq(stream) });
 
@@ -477,7 +502,11 @@ export const postgresStore = (
           const actualSeq = seqOf(await query(LAST_SEQ, [stream]));
           if (actualSeq !== expectedSeq)
             throw new AppendConflict({ stream, expectedSeq, actualSeq });
-          await query(INSERT, [stream, `[${rows.map((row) => row.data).join(",")}]`]);
+          await query(INSERT, [
+            stream,
+            `[${rows.map((row) => row.data).join(",")}]`,
+            payloadOf(stream, expectedSeq + rows.length),
+          ]);
         });
       } catch (error) {
         // The key is the last guard, should the table ever be written past the lock.
@@ -501,6 +530,7 @@ export const postgresStore = (
       return events;
     },
     lastSeq,
+    changes: (listener) => feed.subscribe(listener),
     drop: async (stream) => {
       await ready();
       // Under the stream's lock, so that an append in flight is not half dropped.
@@ -512,6 +542,7 @@ export const postgresStore = (
     close: async () => {
       if (closed) return;
       closed = true;
+      feed.close();
       // pg's end waits for the connections in use to be given back.
       if (owned) await connections.end();
     },

@@ -17,6 +17,22 @@ export class AppendConflict extends Data.TaggedError("AppendConflict")<{
 }
 
 /**
+ * What a store's change feed tells: `Appended` when `stream` reached `seq`
+ * (the last seq of an append's batch, written by any process, this one
+ * included), or `Resync` when the feed may have missed some (it started, or
+ * started again, listening), so that every reader reads again from its own
+ * last seq. Never the events themselves: a reader reads them.
+ *
+ * @example
+ * ```ts
+ * const change: StoreChange = { _tag: "Appended", stream: "w1", seq: 7 };
+ * ```
+ */
+export type StoreChange =
+  | { readonly _tag: "Appended"; readonly stream: string; readonly seq: number }
+  | { readonly _tag: "Resync" };
+
+/**
  * Where logs live. `append` writes all of `events` or none, numbering them
  * from `expectedSeq + 1`, and resolves with the events as written (a window
  * whose store resolves with none fails with `StoreContractBroken`); it fails
@@ -48,4 +64,28 @@ export interface EventStore {
   /** Whether closing a window keeps its log (true for durable stores). */
   readonly durable: boolean;
   readonly close?: () => Promise<void>;
+  /**
+   * The store's change feed, when it has one: `listener` is told a
+   * {@link StoreChange} after each append that committed (by any process
+   * sharing the store, this one included), in seq order per stream; never
+   * for one that failed or rolled back. It carries the stream and seq, never
+   * the events: read them (`read(stream, yourLastSeq)`). A listener may be
+   * told a seq it already has (its own append, or one it read already) and
+   * must ignore it. After `Resync` (the feed may have missed changes: its
+   * connection dropped and came back) every reader reads again from its last
+   * seq, so delivery is at least once. A listener that throws is skipped, not
+   * the feed. Returns the unsubscribe function; the feed's resources (a
+   * Postgres LISTEN connection) go with the last listener, or at `close`.
+   *
+   * @example
+   * ```ts
+   * const stop = store.changes?.((change) => {
+   *   if (change._tag === "Resync" || (change.stream === "w1" && change.seq > seen))
+   *     void catchUp("w1");
+   * });
+   * // later
+   * stop?.();
+   * ```
+   */
+  readonly changes?: (listener: (change: StoreChange) => void) => () => void;
 }

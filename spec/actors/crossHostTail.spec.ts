@@ -1,0 +1,70 @@
+/**
+ * Two hosts on one store (two processes on one database): an event stream
+ * opened on one sees what the other appends to that window's log, each event
+ * once and in order, and the reading host's window log keeps up (its last
+ * seq, its projections) without writing anything itself.
+ */
+import { createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { postgresStore } from "elyra-assistant/postgres";
+import { fakeModel, memoryStore } from "elyra-assistant/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  havePostgres,
+  type PostgresServer,
+  postgresSuite,
+  startPostgres,
+} from "../adapters/postgresServer.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
+
+const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
+
+/** A writer host on `writes`, a reader host on `reads` (the same store, or one on the same database). */
+const tailed = async (writes: EventStore, reads: EventStore) => {
+  const writer = createHost(spyApp(), { model: fakeModel().says("Hi from A."), store: writes });
+  const reader = createHost(spyApp(), { model: fakeModel(), store: reads });
+  const watched = reader.window("w", { user: ada });
+  await watched.settled();
+  const seen: LogEvent[] = [];
+  const subscription = watched.events$().subscribe((event) => seen.push(event));
+
+  const written = writer.window("w", { user: ada });
+  expect((await written.prompt("hello"))._tag).toBe("Answered");
+  await written.settled();
+  const stored = await writes.read("conversation/w");
+  await vi.waitFor(() => expect(seen).toHaveLength(stored.length));
+  expect(seen).toEqual(stored);
+  // The reading host's log kept up: its last seq and what it would show.
+  expect(watched.lastSeq()).toBe(stored.length);
+  expect(watched.history().messages).toEqual(written.history().messages);
+  subscription.unsubscribe();
+  await writer.close();
+  await reader.close();
+};
+
+describe("a window's log on two hosts of one store", () => {
+  it("an event stream on one host sees the other's appends, each once and in order", async () => {
+    const store = memoryStore();
+    await tailed(store, store);
+  });
+});
+
+describe.skipIf(!havePostgres)(postgresSuite("a window's log on two hosts of one database"), () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("an event stream on one host sees the appends of a host in another process, through LISTEN", async () => {
+    const a = postgresStore(server.url, { schema: "tail" });
+    const b = postgresStore(server.url, { schema: "tail" });
+    try {
+      await tailed(a, b);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
