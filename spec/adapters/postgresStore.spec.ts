@@ -78,6 +78,21 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       [stream, seq, seq, (data as { _tag: string })._tag, JSON.stringify(data)],
     );
 
+  /**
+   * A connection of another process in an open transaction holding stream
+   * `w1`'s lock in `schema`: the lock an append takes, as the table's comment
+   * and decision (ah) give it.
+   */
+  const holdingLock = async (schema: string): Promise<pg.PoolClient> => {
+    const other = await admin.connect();
+    await other.query("BEGIN");
+    await other.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+      `${schema}.elyra_events`,
+      "w1",
+    ]);
+    return other;
+  };
+
   beforeAll(async () => {
     server = await startPostgres();
     admin = pool();
@@ -386,14 +401,8 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       const schema = fresh();
       const s = store(server.url, { schema });
       await s.ready();
-      const other = await admin.connect();
+      const other = await holdingLock(schema);
       try {
-        await other.query("BEGIN");
-        // The lock an append takes, as the table's comment and decision (ah) give it.
-        await other.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-          `${schema}.elyra_events`,
-          "w1",
-        ]);
         const append = s.append("w1", deltas(1), 0);
         // Nothing of the stream is written yet: only the lock holds the append.
         expect(await pendingAfter(append, 150)).toBe(true);
@@ -444,13 +453,8 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       const schema = fresh();
       const s = store(server.url, { schema });
       await s.append("w1", deltas(2), 0);
-      const other = await admin.connect();
+      const other = await holdingLock(schema);
       try {
-        await other.query("BEGIN");
-        await other.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-          `${schema}.elyra_events`,
-          "w1",
-        ]);
         const dropped = s.drop("w1");
         expect(await pendingAfter(dropped, 100)).toBe(true);
         await other.query("COMMIT");
@@ -540,13 +544,8 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       const schema = fresh();
       const s = store(`${server.url}?application_name=${schema}`, { schema });
       await s.append("w1", deltas(1), 0);
-      const other = await admin.connect();
+      const other = await holdingLock(schema);
       try {
-        await other.query("BEGIN");
-        await other.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-          `${schema}.elyra_events`,
-          "w1",
-        ]);
         const append = s.append("w1", deltas(1), 1);
         expect(await pendingAfter(append, 100)).toBe(true);
         await admin.query(
