@@ -4,7 +4,7 @@
  * once and in order, and the reading host's window log keeps up (its last
  * seq, its projections) without writing anything itself.
  */
-import { createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { createHost, type EventStore, type LogEvent, WindowOwnerMismatch } from "elyra-assistant";
 import { postgresStore } from "elyra-assistant/postgres";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -45,6 +45,34 @@ describe("a window's log on two hosts of one store", () => {
   it("an event stream on one host sees the other's appends, each once and in order", async () => {
     const store = memoryStore();
     await tailed(store, store);
+  });
+});
+
+describe("two hosts that each opened a window for a different user", () => {
+  it("the host whose user does not own the log shows none of it, and closes the window", async () => {
+    // A durable store shared by two hosts: each opened window w, for a different user.
+    const store: EventStore = { ...memoryStore(), durable: true };
+    const adas = createHost(spyApp(), { model: fakeModel().says("Ada's secret plan."), store });
+    const bobs = createHost(spyApp(), { model: fakeModel(), store });
+    const bob: TestUser = { name: "Bob", abilities: ["customers.*"] };
+    const watched = bobs.window("w", { user: bob });
+    await watched.settled();
+    const seen: LogEvent[] = [];
+    let ended = false;
+    watched.events$().subscribe({ next: (e) => seen.push(e), complete: () => (ended = true) });
+
+    expect((await adas.window("w", { user: ada }).prompt("my plan"))._tag).toBe("Answered");
+    await vi.waitFor(() => expect(ended).toBe(true));
+    expect(seen).toEqual([]);
+    expect(bobs.openWindows()).toBe(0);
+    // Opened again on Bob's host, the log names Ada: Bob is refused, and nothing was written.
+    const before = await store.lastSeq("conversation/w");
+    await expect(bobs.window("w", { user: bob }).prompt("what plan?")).rejects.toBeInstanceOf(
+      WindowOwnerMismatch,
+    );
+    expect(await store.lastSeq("conversation/w")).toBe(before);
+    await adas.close();
+    await bobs.close();
   });
 });
 

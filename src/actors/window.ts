@@ -292,7 +292,13 @@ export const openWindow = (
     },
     catchUp: (toSeq) => {
       if (closed) return;
-      log.catchUp(toSeq).catch((error: unknown) => deps.onError(error, { clientId }));
+      log.catchUp(toSeq, owner).then(
+        (kept) => {
+          // The log names another owner: this window closes, and opened again it is refused.
+          if (kept === "foreign") void window.close().catch(() => undefined);
+        },
+        (error: unknown) => deps.onError(error, { clientId }),
+      );
     },
     prompt: async (input, options = {}) => {
       if (assistant === undefined)

@@ -54,8 +54,10 @@ export interface WindowLog {
   /**
    * Reads what other processes appended after the last seq this log has (up
    * to `toSeq` when given), and keeps and publishes it as if appended here.
+   * When what was read names another owner than `owner` (`WindowOwned`),
+   * nothing of it is kept or published, and it resolves `"foreign"`.
    */
-  readonly catchUp: (toSeq?: number) => Promise<void>;
+  readonly catchUp: (toSeq: number | undefined, owner: string) => Promise<"kept" | "foreign">;
   /** Reads the stored log and folds the projections from it again. */
   readonly reload: () => Promise<ReadonlyArray<LogEvent>>;
   /** Events as they are stored. */
@@ -193,16 +195,19 @@ class LogOfWindow implements WindowLog {
     await this.#queue;
   }
 
-  catchUp(toSeq?: number): Promise<void> {
-    if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve();
+  catchUp(toSeq: number | undefined, owner: string): Promise<"kept" | "foreign"> {
+    if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve("kept");
     // In the queue, so an append of this host never runs between the read and the events kept.
-    const done = this.#queue.then(async () => {
-      if (toSeq !== undefined && toSeq <= this.#lastSeq) return;
+    const done = this.#queue.then(async (): Promise<"kept" | "foreign"> => {
+      if (toSeq !== undefined && toSeq <= this.#lastSeq) return "kept";
       const end = toSeq ?? (await this.#store.lastSeq(this.stream));
       const events = await this.#store.read(this.stream, this.#lastSeq, end);
+      // Another user's window (two hosts each opened it for a different user): none of it is shown.
+      if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
       for (const event of events) if (event.seq > this.#lastSeq) this.#accept(event);
       // Rows of types this code does not know are skipped, and still counted.
       this.#lastSeq = Math.max(this.#lastSeq, end);
+      return "kept";
     });
     this.#queue = done.catch(() => undefined);
     return done;
