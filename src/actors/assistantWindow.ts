@@ -20,6 +20,10 @@ export class PromptRefused extends Data.TaggedError("PromptRefused")<{
   readonly message: string;
 }> {}
 
+/** A {@link PromptRefused} for `reason`, saying `message`. */
+export const promptRefused = (reason: PromptRefused["reason"], message: string): PromptRefused =>
+  new PromptRefused({ reason, message });
+
 /**
  * A window asked for by a user who does not own it: thrown by `host.window`,
  * and by a window opened again whose log names another owner.

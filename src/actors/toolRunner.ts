@@ -13,6 +13,7 @@ import { auditOutcome, formatOutcome } from "../runtime/calls/outcome.ts";
 import { clip } from "../runtime/clip.ts";
 import type { Caller, User } from "../runtime/commands/origin.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../runtime/prompt/model.ts";
+import { promptRefused } from "./assistantWindow.ts";
 import { endSpan, startSpan } from "./tracing.ts";
 import type { Unstamped } from "./windowLog.ts";
 
@@ -35,6 +36,15 @@ export interface ToolRunnerWindow {
 }
 
 const MAX_NAME = 128;
+
+/** A tool step's write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
+export const notWritten = (): Promise<never> => {
+  const refused = Promise.reject(
+    promptRefused("closed", "the conversation this step belonged to ended"),
+  );
+  refused.catch(() => undefined);
+  return refused;
+};
 
 /** The caller the wire names (`direct`, or a code execution tool's id). */
 export const callerOf = (call: ToolUseBlock): Caller =>

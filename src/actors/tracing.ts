@@ -28,3 +28,23 @@ export const endSpan = (span: Span, attributes: Attributes, failure?: string): v
   if (failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
   span.end();
 };
+
+/** Ends `span` when a turn's end settles: with its outcome, or `refused` when it is refused. */
+export const spanEndsWith = <T extends { readonly _tag: string; readonly error?: string }>(
+  span: Span,
+  end: Promise<T>,
+): Promise<T> =>
+  end.then(
+    (ended) => {
+      endSpan(
+        span,
+        { "elyra.outcome": ended._tag },
+        ended._tag === "Failed" ? ended.error : undefined,
+      );
+      return ended;
+    },
+    (error: unknown) => {
+      endSpan(span, { "elyra.outcome": "refused" }, String(error));
+      throw error;
+    },
+  );

@@ -17,27 +17,23 @@ import {
 } from "../machines/supervisorMachine.ts";
 import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
-import {
-  isTurnEnd,
-  type LogEvent,
-  type TurnEnd,
-  type UnstampedEvent,
-} from "../runtime/log/events.ts";
-import { eventIdOf, resume, resumePointOf } from "../runtime/log/resumePoint.ts";
+import { isTurnEnd, type LogEvent, type UnstampedEvent } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
 import { requestTools } from "../runtime/prompt/requestTools.ts";
-import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
-import { windowNote } from "../runtime/prompt/windowNote.ts";
-import { PromptRefused, SelectionRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
+import { promptRefused, SelectionRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
 import { stopActor } from "./stopActor.ts";
-import { contextOf, endSpan, startSpan } from "./tracing.ts";
+import { notWritten } from "./toolRunner.ts";
+import { contextOf, spanEndsWith, startSpan } from "./tracing.ts";
+import { conversationFrom, turnFraming } from "./turnFraming.ts";
+import { TurnWaiters } from "./turnWaiters.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
+import { followLog, MAX_BEHIND } from "./windowFollow.ts";
 import { streamOf, type WindowLog, windowLog } from "./windowLog.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
@@ -46,20 +42,7 @@ export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
-/** A write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
-const notWritten = (): Promise<never> => {
-  const refused = Promise.reject(
-    new PromptRefused({
-      reason: "closed",
-      message: "the conversation this step belonged to ended",
-    }),
-  );
-  refused.catch(() => undefined);
-  return refused;
-};
-
-/** New events a feed keeps for a reader that has not pulled them: 4 096. */
-export const MAX_BEHIND = 4_096;
+export { MAX_BEHIND } from "./windowFollow.ts";
 
 /** @internal */
 export const openWindow = (
@@ -100,19 +83,15 @@ export const openWindow = (
   /** Event streams open now, and when the window was last used. */
   let streams = 0;
   let lastUsed = deps.clock.now();
+  /** One of the window's event streams ended: it was used now, and may have gone idle. */
+  const streamEnded = () => {
+    streams--;
+    lastUsed = deps.clock.now();
+    if (streams === 0) deps.onIdle();
+  };
 
   /** What the store last refused: a prompt whose turn it kept from starting is refused with it. */
   let lastFault: unknown;
-  /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
-  const waiting = new Set<{ readonly turn: number; readonly refuse: (error: unknown) => void }>();
-  const refuseWaiting = (error: unknown, beyondTurn = 0) => {
-    for (const prompt of [...waiting])
-      if (prompt.turn > beyondTurn) {
-        waiting.delete(prompt);
-        prompt.refuse(error);
-      }
-  };
-
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
   // Refused while none runs (a late append of a dead one), the next one fails when it starts.
   const log: WindowLog = windowLog(deps.store, streamOf(clientId), deps.clock, (error) => {
@@ -122,6 +101,8 @@ export const openWindow = (
   });
   /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
   let generation = 0;
+  /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
+  const turns = new TurnWaiters(log);
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
   // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
@@ -189,18 +170,7 @@ export const openWindow = (
     ownerRecorded = named !== undefined || !deps.store.durable;
     const { running, turn } = log.status();
     if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
-    return {
-      window: key,
-      conversation: {
-        maxSteps: assistant?.maxSteps ?? 8,
-        tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
-        turn: log.status().turn,
-        tokensUsed: log.usage().total,
-        ...(deps.codeCallDeadlineMs === undefined
-          ? {}
-          : { codeCallDeadlineMs: deps.codeCallDeadlineMs }),
-      },
-    };
+    return { window: key, conversation: conversationFrom(log, assistant, deps.codeCallDeadlineMs) };
   };
 
   const supervised: Supervised = {
@@ -212,12 +182,12 @@ export const openWindow = (
       next.on("log", ({ event }) => void record(event));
       actor = next;
       // A prompt whose turn the log never started (its first append was refused) ends here.
-      refuseWaiting(
+      turns.refuse(
         lastFault ??
-          new PromptRefused({
-            reason: "windowFailed",
-            message: "this window's conversation failed before the turn started",
-          }),
+          promptRefused(
+            "windowFailed",
+            "this window's conversation failed before the turn started",
+          ),
         log.status().turn,
       );
       wake();
@@ -235,50 +205,26 @@ export const openWindow = (
     failed: (error, reason) => {
       failed = { error, reason };
       actor = undefined;
-      refuseWaiting(error);
+      turns.refuse(error);
       wake();
       // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
       if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
       else deps.onError(error, { clientId });
     },
   };
-  /**
-   * The turn's end as the log records it; refused when the window fails,
-   * closes, or is rebuilt without the turn having started. `onStarted` is told
-   * once the turn's start is stored, never before.
-   */
-  const turnEnd = (turn: number, onStarted?: (turn: number) => void) =>
-    new Promise<TurnEnd>((resolve, reject) => {
-      const prompt = {
-        turn,
-        refuse: (error: unknown) => {
-          subscription.unsubscribe();
-          reject(error);
-        },
-      };
-      const subscription = log.appended$.subscribe((event) => {
-        if (event.turn !== turn) return;
-        if (event._tag === "TurnStarted") onStarted?.(turn);
-        else if (isTurnEnd(event)) {
-          waiting.delete(prompt);
-          subscription.unsubscribe();
-          resolve(event);
-        }
-      });
-      waiting.add(prompt);
-    });
+  /** Once the log is read: another user's window is refused. */
+  const owned = async () => {
+    await ready;
+    if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+  };
 
   const live = async () => {
     await starting;
     // A log that could not be read is the store's failure, not a refusal: it is passed on as it is.
     if (failed?.reason === "unreadableLog") throw failed.error;
     if (failed !== undefined)
-      throw new PromptRefused({
-        reason: "windowFailed",
-        message: "this window's conversation failed; open it again",
-      });
-    if (closed || actor === undefined)
-      throw new PromptRefused({ reason: "closed", message: "this window is closed" });
+      throw promptRefused("windowFailed", "this window's conversation failed; open it again");
+    if (closed || actor === undefined) throw promptRefused("closed", "this window is closed");
     return actor;
   };
 
@@ -301,56 +247,31 @@ export const openWindow = (
       );
     },
     prompt: async (input, options = {}) => {
-      if (assistant === undefined)
-        throw new PromptRefused({ reason: "noAssistant", message: "this app has no assistant" });
+      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
       const running = await live();
       if (!running.getSnapshot().matches("idle")) {
-        throw new PromptRefused({
-          reason: "turnInProgress",
-          message: "a turn is already running in this window",
-        });
+        throw promptRefused("turnInProgress", "a turn is already running in this window");
       }
       const { text, route: given } = typeof input === "string" ? { text: input } : input;
       const route = routeOf(given);
       lastRoute = route;
       const tools = offered(deps.app, "assistant", user);
       offeredNow = new Set(tools.map((t) => t.name));
-      const userName = deps.userName(user);
-      system = systemPrompt({
-        today: isoDate(deps.clock.now()),
-        ...(userName === undefined ? {} : { userName }),
-        instructions: assistant.instructions,
-        windowContext: assistant.windowContext,
+      const framing = turnFraming(deps, assistant, {
+        clientId,
+        user,
+        route,
+        offered: offeredNow,
+        selections: log.selections().selections,
       });
-      const note = assistant.windowContext
-        ? windowNote({
-            clientId,
-            route,
-            queries: deps.live.queries(clientId),
-            selections: log.selections().selections,
-            offered: offeredNow,
-            argumentNames: (command) => deps.app.commands.get(command)?.argumentNames,
-          })
-        : null;
+      system = framing.system;
+      const note = framing.note;
       const turn = running.getSnapshot().context.turn + 1;
       const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
       turnContext = contextOf(span);
-      const end = turnEnd(turn, options.onStarted).then(
-        (ended) => {
-          endSpan(
-            span,
-            { "elyra.outcome": ended._tag },
-            ended._tag === "Failed" ? ended.error : undefined,
-          );
-          turnContext = undefined;
-          return ended;
-        },
-        (error: unknown) => {
-          endSpan(span, { "elyra.outcome": "refused" }, String(error));
-          turnContext = undefined;
-          throw error;
-        },
-      );
+      const end = spanEndsWith(span, turns.wait(turn, options.onStarted)).finally(() => {
+        turnContext = undefined;
+      });
       running.send({
         type: "PROMPT",
         text,
@@ -362,8 +283,7 @@ export const openWindow = (
       return end;
     },
     confirm: async (confirmId, accept, echo = {}) => {
-      await ready;
-      if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+      await owned();
       const broker = confirmations.made();
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
       return broker.answer({ confirmId, accept, scope: clientId, ...echo });
@@ -396,49 +316,23 @@ export const openWindow = (
       await log.idle();
     },
     follow: async (lastEventId, options = {}) => {
-      await ready;
-      if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+      await owned();
       if (failed?.reason === "unreadableLog") throw failed.error;
-      const point = lastEventId === undefined ? undefined : resumePointOf(lastEventId);
-      // An id this host never gives out: the client cannot know where it is, so it starts over.
-      const { fromSeq, startOver } =
-        point === undefined && lastEventId !== undefined
-          ? { fromSeq: 0, startOver: true }
-          : resume(point, { lastSeq: log.lastSeq(), epoch: log.epoch() });
-      const feed = log.feed(fromSeq, options.maxBehind ?? MAX_BEHIND);
       streams++;
-      let open = true;
-      return {
-        startOver,
-        eventId: (event) => eventIdOf(event.seq, log.epoch()),
-        feed: {
-          next: () => feed.next(),
-          cancel: () => {
-            if (!open) return;
-            open = false;
-            streams--;
-            lastUsed = deps.clock.now();
-            feed.cancel();
-            if (streams === 0) deps.onIdle();
-          },
-        },
-      };
+      return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, streamEnded);
     },
     events$: (fromSeq) =>
       new Observable<LogEvent>((subscriber) => {
         streams++;
         // Read once the log says whose it is: another user's stream is refused, not read.
         const subscription = defer(async () => {
-          await ready;
-          if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+          await owned();
         })
           .pipe(concatMap(() => log.events$(fromSeq)))
           .subscribe(subscriber);
         return () => {
-          streams--;
-          lastUsed = deps.clock.now();
           subscription.unsubscribe();
-          if (streams === 0) deps.onIdle();
+          streamEnded();
         };
       }),
     touch: () => {
@@ -483,12 +377,7 @@ export const openWindow = (
       wake();
       closing = (async () => {
         await log.idle().catch(() => undefined);
-        refuseWaiting(
-          new PromptRefused({
-            reason: "closed",
-            message: "this window closed before the turn ended",
-          }),
-        );
+        turns.refuse(promptRefused("closed", "this window closed before the turn ended"));
         // Every stream of the window ends, after what was stored: clients open the window again.
         log.close();
         if (!deps.store.durable) await deps.store.drop(log.stream);

@@ -4,34 +4,26 @@
  * transaction, so the check of `expectedSeq` and the insert are one step for
  * every process on the database (decision (ah)).
  */
-import { Data } from "effect";
 import { AppendConflict, type EventStore, type StoreChange } from "../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
 import { pg } from "./pg.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
+import {
+  codeOf,
+  connectionFailed,
+  fromServer,
+  PostgresConfigError,
+  PostgresUnavailable,
+  reasonOf,
+  type ServerConfig,
+  serverOf,
+} from "./postgresErrors.ts";
+import type { PostgresPool } from "./postgresPool.ts";
+import { identifier, storable, unstorable } from "./postgresText.ts";
 
-/**
- * What `postgresStore` needs of a pool: a pg `Pool` has it. Declared here so
- * that these types stand without `@types/pg`.
- *
- * @example
- * ```ts
- * import pg from "pg";
- * const pool: PostgresPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * ```
- */
-export interface PostgresPool {
-  connect(): Promise<PostgresPoolClient>;
-  end(): Promise<void>;
-}
-
-/** A connection lent by a {@link PostgresPool}: a pg `PoolClient` is one. */
-export interface PostgresPoolClient {
-  query(text: string, values?: unknown[]): Promise<{ readonly rows: ReadonlyArray<unknown> }>;
-  /** Gives the connection back to its pool; `true` (or an error) ends it instead. */
-  release(destroy?: Error | boolean): void;
-}
+export { PostgresConfigError, PostgresUnavailable } from "./postgresErrors.ts";
+export type { PostgresPool, PostgresPoolClient } from "./postgresPool.ts";
 
 /** Where a {@link postgresStore} keeps its table, and how it connects. */
 export interface PostgresStoreOptions {
@@ -70,168 +62,9 @@ export interface PostgresStore extends EventStore {
   readonly changes: (listener: (change: StoreChange) => void) => () => void;
 }
 
-/**
- * Options `postgresStore` cannot use (thrown when it is called), or a table
- * that is there and is not an event log (a rejection of its first use).
- *
- * @example
- * ```ts
- * postgresStore(url, { table: "events; DROP TABLE users" });
- * // throws PostgresConfigError: postgresStore: the table must be a name of letters, digits and _ …
- * ```
- */
-export class PostgresConfigError extends Data.TaggedError("PostgresConfigError")<{
-  readonly reason: string;
-}> {
-  override get message(): string {
-    return `postgresStore: ${this.reason}`;
-  }
-}
-
-/**
- * PostgreSQL could not be used: the connection failed (refused, timed out,
- * a database or role that is not there, authentication) or broke, or the
- * store was closed. `server` names the server as host, port and database,
- * never the password; `reason` is pg's message, with the password blanked
- * should it hold it. The error pg gave is not kept, as it may hold the
- * connection string.
- *
- * @example
- * ```ts
- * await postgresStore("postgres://app:secret@127.0.0.1:5999/crm").lastSeq("w1");
- * // rejects with PostgresUnavailable: postgresStore cannot use PostgreSQL at
- * // 127.0.0.1:5999/crm: connect ECONNREFUSED 127.0.0.1:5999
- * ```
- */
-export class PostgresUnavailable extends Data.TaggedError("PostgresUnavailable")<{
-  readonly server: string;
-  readonly reason: string;
-  /** pg's code, when it gave one: `ECONNREFUSED`, a SQLSTATE such as `3D000`, … */
-  readonly code: string | null;
-}> {
-  override get message(): string {
-    return `postgresStore cannot use PostgreSQL at ${this.server}: ${this.reason}`;
-  }
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** PostgreSQL cuts longer names to 63 bytes. */
-const MAX_IDENTIFIER = 63;
 /** Names the migration lock among every advisory lock of the database (the one-bigint form). */
 const MIGRATION_LOCK = "elyra-assistant/postgres migrate";
 const COLUMNS = ["stream", "seq", "at", "type", "data"] as const;
-/** A NUL, or a surrogate that is not half of a pair (in `u` mode a whole pair is one code point). */
-const UNSTORABLE = /\0|\p{Cs}/u;
-const UNSTORABLE_ALL = /\0|\p{Cs}/gu;
-
-const identifier = (what: string, value: unknown, fallback: string): string => {
-  if (value === undefined) return fallback;
-  if (typeof value !== "string" || !IDENTIFIER.test(value) || value.length > MAX_IDENTIFIER)
-    throw new PostgresConfigError({
-      reason: `the ${what} must be a name of letters, digits and _, not starting with a digit, at most ${MAX_IDENTIFIER} long, not ${JSON.stringify(value)}`,
-    });
-  return value;
-};
-
-/**
- * `value` with every NUL and every half of a surrogate pair, in strings and
- * keys, made U+FFFD, as UTF-8 writes them: jsonb refuses both, and a user can
- * type or paste them. Only an event that has one is copied.
- */
-const storable = <T>(value: T): T => {
-  if (typeof value === "string") return value.replace(UNSTORABLE_ALL, "\uFFFD") as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
-  if (typeof value === "object" && value !== null)
-    return Object.fromEntries(
-      Object.entries(value).map(([key, v]) => [storable(key), storable(v)]),
-    ) as T;
-  return value;
-};
-
-/** Whether a string anywhere in `value` (a key too) is one jsonb refuses. */
-const unstorable = (value: unknown): boolean => {
-  if (typeof value === "string") return UNSTORABLE.test(value);
-  if (Array.isArray(value)) return value.some(unstorable);
-  if (typeof value === "object" && value !== null)
-    return Object.entries(value).some(([key, v]) => UNSTORABLE.test(key) || unstorable(v));
-  return false;
-};
-
-interface ServerConfig {
-  readonly connectionString?: unknown;
-  readonly host?: unknown;
-  readonly port?: unknown;
-  readonly database?: unknown;
-  readonly user?: unknown;
-  readonly password?: unknown;
-}
-
-/** The server as `host:port/database` (never the password), and the password to blank out of messages. */
-const serverOf = (config: ServerConfig): { readonly server: string; readonly secret: string } => {
-  const env = process.env;
-  const text = (value: unknown) =>
-    typeof value === "string" && value !== ""
-      ? value
-      : typeof value === "number"
-        ? String(value)
-        : undefined;
-  let host = text(config.host);
-  let port = text(config.port);
-  let database = text(config.database);
-  let user = text(config.user);
-  let secret = text(config.password) ?? "";
-  const connectionString = text(config.connectionString);
-  if (connectionString !== undefined) {
-    try {
-      const url = new URL(connectionString);
-      host = text(decodeURIComponent(url.hostname)) ?? text(url.searchParams.get("host")) ?? host;
-      port = text(url.port) ?? port;
-      database = text(decodeURIComponent(url.pathname.slice(1))) ?? database;
-      user = text(decodeURIComponent(url.username)) ?? user;
-      secret = decodeURIComponent(url.password) || secret;
-    } catch {
-      return { server: "the server its connection string names", secret };
-    }
-  }
-  host ??= text(env.PGHOST) ?? "localhost";
-  port ??= text(env.PGPORT) ?? "5432";
-  database ??= text(env.PGDATABASE) ?? user ?? text(env.PGUSER) ?? "";
-  return { server: `${host}:${port}/${database}`, secret };
-};
-
-const codeOf = (error: unknown): string | null => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : null;
-};
-
-/**
- * What went wrong, in pg's (or Node's) words. A connection to a name with
- * several addresses (`localhost`) that all refuse fails with an
- * AggregateError whose own message is empty: its errors say it.
- */
-const reasonOf = (error: unknown): string => {
-  if (error instanceof Error && error.message !== "") return error.message;
-  if (error instanceof AggregateError && error.errors.length > 0)
-    return error.errors.map(reasonOf).join("; ");
-  return codeOf(error) ?? String(error);
-};
-
-/** An error the server sent (pg's `DatabaseError`, whichever copy of pg made it). */
-const fromServer = (error: unknown): boolean =>
-  error instanceof Error &&
-  typeof (error as { severity?: unknown }).severity === "string" &&
-  codeOf(error) !== null;
-
-/**
- * Whether a query's error means the connection, not the query, failed: no
- * answer from the server at all (a socket error, a connection ended), or its
- * connection exception (class 08) and shutdown (57P) codes.
- */
-const connectionFailed = (error: unknown): boolean => {
-  if (!fromServer(error)) return true;
-  const code = codeOf(error) ?? "";
-  return code.startsWith("08") || code.startsWith("57P");
-};
 
 /** `seq` from a row's text (bigint comes back as text, whatever parsers the pool set). */
 const seqOf = (rows: ReadonlyArray<unknown>): number => Number((rows[0] as { seq: string }).seq);

@@ -1,0 +1,60 @@
+/**
+ * What frames a window's turns: where its conversation starts (its bounds,
+ * and the turn and tokens its log has), the system prompt (today, the user's
+ * name, the app's instructions) and the window note (the route, the window's
+ * live queries and selections, among the tools offered now).
+ */
+import type { ConversationInput } from "../machines/conversationMachine.ts";
+import type { App } from "../runtime/commands/app.ts";
+import type { User } from "../runtime/commands/origin.ts";
+import type { SelectionsState } from "../runtime/log/projections.ts";
+import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
+import { windowNote } from "../runtime/prompt/windowNote.ts";
+import type { WindowDeps } from "./windowDeps.ts";
+import type { WindowLog } from "./windowLog.ts";
+
+/** Where a window's conversation starts: the app's bounds, and the turn and tokens its log has. */
+export const conversationFrom = (
+  log: Pick<WindowLog, "status" | "usage">,
+  assistant: App["assistant"],
+  codeCallDeadlineMs: number | undefined,
+): ConversationInput => ({
+  maxSteps: assistant?.maxSteps ?? 8,
+  tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
+  turn: log.status().turn,
+  tokensUsed: log.usage().total,
+  ...(codeCallDeadlineMs === undefined ? {} : { codeCallDeadlineMs }),
+});
+
+/** The system prompt and the window note (null when the app keeps no window context, or nothing is worth saying). */
+export const turnFraming = (
+  deps: Pick<WindowDeps, "clock" | "userName" | "live" | "app">,
+  assistant: NonNullable<App["assistant"]>,
+  at: {
+    readonly clientId: string;
+    readonly user: User;
+    readonly route: string | null;
+    readonly offered: ReadonlySet<string>;
+    readonly selections: SelectionsState["selections"];
+  },
+): { readonly system: string; readonly note: string | null } => {
+  const userName = deps.userName(at.user);
+  return {
+    system: systemPrompt({
+      today: isoDate(deps.clock.now()),
+      ...(userName === undefined ? {} : { userName }),
+      instructions: assistant.instructions,
+      windowContext: assistant.windowContext,
+    }),
+    note: assistant.windowContext
+      ? windowNote({
+          clientId: at.clientId,
+          route: at.route,
+          queries: deps.live.queries(at.clientId),
+          selections: at.selections,
+          offered: at.offered,
+          argumentNames: (command) => deps.app.commands.get(command)?.argumentNames,
+        })
+      : null,
+  };
+};

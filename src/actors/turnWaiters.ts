@@ -1,0 +1,61 @@
+/**
+ * The prompts of a window waiting for their turn's end: each settles when the
+ * log records the end, and is refused when the window can no longer tell (it
+ * failed, closed, or was rebuilt without the turn having started).
+ */
+import type { Subscription } from "rxjs";
+import { isTurnEnd, type LogEvent, type TurnEnd } from "../runtime/log/events.ts";
+import type { WindowLog } from "./windowLog.ts";
+
+interface Waiter {
+  readonly turn: number;
+  readonly refuse: (error: unknown) => void;
+}
+
+/** A class, and its set made at the first prompt: an idle window holds neither closures nor set. */
+export class TurnWaiters {
+  readonly #log: Pick<WindowLog, "appended$">;
+  #waiting: Set<Waiter> | undefined;
+
+  constructor(log: Pick<WindowLog, "appended$">) {
+    this.#log = log;
+  }
+
+  /**
+   * The turn's end as the log records it. `onStarted` is told once the
+   * turn's start is stored, never before.
+   */
+  wait(turn: number, onStarted?: (turn: number) => void): Promise<TurnEnd> {
+    return new Promise<TurnEnd>((resolve, reject) => {
+      let subscription: Subscription | undefined;
+      const waiter: Waiter = {
+        turn,
+        refuse: (error) => {
+          subscription?.unsubscribe();
+          reject(error);
+        },
+      };
+      subscription = this.#log.appended$.subscribe((event: LogEvent) => {
+        if (event.turn !== turn) return;
+        if (event._tag === "TurnStarted") onStarted?.(turn);
+        else if (isTurnEnd(event)) {
+          this.#waiting?.delete(waiter);
+          subscription?.unsubscribe();
+          resolve(event);
+        }
+      });
+      this.#waiting ??= new Set();
+      this.#waiting.add(waiter);
+    });
+  }
+
+  /** Refuses with `error` every prompt waiting on a turn after `beyondTurn`. */
+  refuse(error: unknown, beyondTurn = 0): void {
+    if (this.#waiting === undefined) return;
+    for (const waiter of [...this.#waiting])
+      if (waiter.turn > beyondTurn) {
+        this.#waiting.delete(waiter);
+        waiter.refuse(error);
+      }
+  }
+}
