@@ -91,7 +91,7 @@ export default {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {
-      conditionNames: ["@elyra-assistant/source", "import", "types", "default"],
+      conditionNames: ["import", "types", "default"],
     },
   },
 };

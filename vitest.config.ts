@@ -1,12 +1,8 @@
 import { defineConfig } from "vitest/config";
-import { SOURCE_CONDITION } from "./spec/fixtures/sourceNode.ts";
-
-/** The package's own export condition: `elyra-assistant/*` resolves to src/, not the compiled dist/. */
-const conditions = [SOURCE_CONDITION];
 
 export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: conditions } },
+  // tsconfig.json's `paths` resolve `elyra-assistant/*` to src/, not the compiled dist/.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ["spec/**/*.spec.ts"],
     exclude: ["spec/package/**", "**/node_modules/**"],

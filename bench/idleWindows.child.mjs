@@ -4,7 +4,7 @@
  * line: the heap before and after, and the commands the app was built with.
  *
  *   node --expose-gc bench/idleWindows.child.mjs dist <windows> <opened|turn>
- *   node --expose-gc --conditions=@elyra-assistant/source --import tsx \
+ *   node --expose-gc --import tsx \
  *     bench/idleWindows.child.mjs source <windows> <opened|turn>
  *
  * `dist` is what users install: the package compiled by tsc, run by plain

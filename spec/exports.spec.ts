@@ -1,6 +1,6 @@
 /** The public surface: a change to what each entry point exports shows up here. */
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as main from "elyra-assistant";
 import * as anthropic from "elyra-assistant/anthropic";
@@ -283,8 +283,8 @@ describe("public exports", () => {
     `);
   });
 
-  it("package.json exports exactly the entries above, each to its source, types and JavaScript", () => {
-    type Target = Record<"@elyra-assistant/source" | "types" | "default", string>;
+  it("package.json exports exactly the entries above, each to compiled types and JavaScript only", () => {
+    type Target = Record<"types" | "default", string>;
     const entries = Object.entries(pkg.exports).filter(
       (entry): entry is [string, Target] => entry[0] !== "./package.json",
     );
@@ -307,13 +307,32 @@ describe("public exports", () => {
       ].sort(),
     );
     for (const [, target] of entries) {
-      expect(Object.keys(target)).toEqual(["@elyra-assistant/source", "types", "default"]);
-      const source = target["@elyra-assistant/source"];
-      expect(source).toMatch(/^\.\/src\/.*\.ts$/);
-      expect(target.types).toBe(source.replace("./src/", "./dist/").replace(/\.ts$/, ".d.ts"));
-      expect(target.default).toBe(source.replace("./src/", "./dist/").replace(/\.ts$/, ".js"));
+      // Nothing a consumer can reach names a .ts file: no condition selects the sources.
+      expect(Object.keys(target)).toEqual(["types", "default"]);
+      expect(target.default).toMatch(/^\.\/dist\/.*\.js$/);
+      expect(target.types).toBe(target.default.replace(/\.js$/, ".d.ts"));
     }
     expect(pkg.exports["./package.json"]).toBe("./package.json");
+    expect(pkg.imports).toEqual({ "#cli": "./dist/cli/main.js" });
+    expect(JSON.stringify(pkg.exports)).not.toMatch(/(?<!\.d)\.ts"/);
+  });
+
+  it("tsconfig.json's paths send each entry point (and #cli) to the source of its compiled file", () => {
+    // How this repository runs its sources (tsc, tsx, Vitest, esbuild, dependency-cruiser
+    // all follow `paths`): the same map as package.json's, dist/x.js read as src/x.ts.
+    const text = readFileSync(join(import.meta.dirname, "..", "tsconfig.json"), "utf8");
+    const paths: Record<string, string[]> = JSON.parse(text).compilerOptions.paths;
+    const sourceOf = (compiled: string) =>
+      compiled.replace("./dist/", "./src/").replace(/\.js$/, ".ts");
+    const expected: Record<string, string[]> = { "#cli": [sourceOf(pkg.imports["#cli"])] };
+    for (const [key, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string") continue;
+      const name = key === "." ? "elyra-assistant" : `elyra-assistant/${key.slice(2)}`;
+      expected[name] = [sourceOf(target.default)];
+    }
+    expect(paths).toEqual(expected);
+    for (const [source] of Object.values(paths))
+      expect(existsSync(join(import.meta.dirname, "..", source ?? ""))).toBe(true);
   });
 
   it("the README's table of entry points names each entry of the exports map, and only those", () => {

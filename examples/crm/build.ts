@@ -19,7 +19,6 @@ const result = await build({
   format: "esm",
   platform: "browser",
   target: "es2022",
-  conditions: ["@elyra-assistant/source"],
   legalComments: "none",
   logLevel: "warning",
   metafile: true,

@@ -60,8 +60,6 @@ export const bundleClient = async (): Promise<string> => {
     format: "esm",
     platform: "browser",
     target: "es2022",
-    // elyra-assistant exports its TypeScript sources.
-    conditions: ["source"],
     legalComments: "none",
     logLevel: "silent",
   });

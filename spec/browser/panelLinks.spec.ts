@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SOURCE_CONDITION } from "../fixtures/sourceNode.ts";
 import { browserSuite, haveChromium, launch } from "./chromium.ts";
 
 const HOSTILE = [
@@ -85,7 +84,6 @@ beforeAll(async () => {
     write: false,
     format: "esm",
     platform: "browser",
-    conditions: [SOURCE_CONDITION],
     logLevel: "silent",
   });
   const js = bundle.outputFiles[0]?.text ?? "";
