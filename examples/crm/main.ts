@@ -1,6 +1,9 @@
 /**
  * `npm start`: the example CRM with its assistant, on PORT (3000 unless set),
- * its data in CRM_DATA_DIR (examples/crm/.data/ unless set).
+ * its data in CRM_DATA_DIR (examples/crm/.data/ unless set). DATABASE_URL
+ * puts the assistant's log in PostgreSQL; ASSISTANT_TOKEN and INSTANCE are
+ * for several instances behind one balancer (`npm run cluster`): the token
+ * they share, and the name each sends as `x-elyra-instance`.
  */
 import { startCrm } from "./server.ts";
 
@@ -10,13 +13,37 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 
+/** A variable that is set and not blank. */
+const env = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value.trim() === "" ? undefined : value;
+};
+
+const databaseUrl = env("DATABASE_URL");
+const token = env("ASSISTANT_TOKEN");
+const instance = env("INSTANCE");
+const dataDir = env("CRM_DATA_DIR");
+const hostname = env("HOST");
+
 const crm = await startCrm({
   port,
-  ...(process.env.CRM_DATA_DIR ? { dataDir: process.env.CRM_DATA_DIR } : {}),
-  ...(process.env.HOST ? { hostname: process.env.HOST } : {}),
+  ...(dataDir === undefined ? {} : { dataDir }),
+  ...(hostname === undefined ? {} : { hostname }),
+  ...(databaseUrl === undefined ? {} : { databaseUrl }),
+  ...(token === undefined ? {} : { token }),
+  ...(instance === undefined ? {} : { instance }),
+}).catch((error: unknown) => {
+  // postgresStore's messages name the server as host:port/database, never the password.
+  const why = error instanceof Error ? error.message : String(error);
+  console.error(
+    `Elyra CRM did not start${databaseUrl === undefined ? "" : " (check DATABASE_URL)"}: ${why}`,
+  );
+  process.exit(1);
 });
-console.log(`Elyra CRM: ${crm.url}`);
+// `npm run cluster` reads this line to learn each instance's URL.
+console.log(`Elyra CRM: ${crm.url}${instance === undefined ? "" : ` (instance ${instance})`}`);
 console.log(`Model: ${crm.model}`);
+console.log(`Assistant log: ${crm.log}`);
 
 const stop = () => {
   void crm.close().then(() => process.exit(0));

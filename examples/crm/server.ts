@@ -1,7 +1,9 @@
 /**
  * The example CRM's server, on node:http: the HTML page, the browser app
  * (bundled from client.ts with esbuild when the server starts), and the
- * assistant's routes under /__assistant/.
+ * assistant's routes under /__assistant/. The assistant's log is in SQLite
+ * beside the CRM's data, or in PostgreSQL (`databaseUrl`), which several
+ * instances share (`npm run cluster`).
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -13,7 +15,7 @@ import { assistantHttp, toNodeListener } from "elyra-assistant/http";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { build } from "esbuild";
 import { crmApp, DEMO_USER } from "./app.ts";
-import { openCrmDb, type SeedOptions } from "./db.ts";
+import { type CrmDb, openCrmDb, type SeedOptions } from "./db.ts";
 import { modelFromEnv } from "./modelSource.ts";
 import { shell } from "./shell.ts";
 
@@ -29,7 +31,7 @@ export interface CrmOptions {
   readonly hostname?: string;
   /** The CRM's database: `<dataDir>/crm.db` unless given, `":memory:"` for one that lasts as long as the server. */
   readonly dbPath?: string;
-  /** Where the databases live: examples/crm/.data/ unless given. The assistant's log is `assistant.db` beside `crm.db`. */
+  /** Where the databases live: examples/crm/.data/ unless given. The assistant's log is `assistant.db` beside `crm.db`, unless `databaseUrl` is given. */
   readonly dataDir?: string;
   /** The model; chosen from the environment (`ANTHROPIC_API_KEY`, `ELYRA_PROXY_URL`, else the demo model) unless given. */
   readonly model?: Model;
@@ -39,6 +41,19 @@ export interface CrmOptions {
   readonly seed?: SeedOptions | false;
   /** The environment the model is chosen from: `process.env` unless given. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * A PostgreSQL connection string: the assistant's log is `postgresStore`
+   * there (several instances share it) instead of `assistant.db`. The CRM's
+   * own data stays in SQLite (`crm.db`).
+   */
+  readonly databaseUrl?: string;
+  /**
+   * The token the page carries and the assistant's routes ask for: made at
+   * random unless given. Instances behind one balancer share one.
+   */
+  readonly token?: string;
+  /** This instance's name, sent as `x-elyra-instance` on every response: none unless given. */
+  readonly instance?: string;
 }
 
 export interface RunningCrm {
@@ -47,6 +62,8 @@ export interface RunningCrm {
   readonly port: number;
   /** Which model answers, in words. */
   readonly model: string;
+  /** Where the assistant's log is, in words (never a password). */
+  readonly log: string;
   /** Stops the server, the assistant and the databases. */
   readonly close: () => Promise<void>;
 }
@@ -75,6 +92,44 @@ const SECURITY_HEADERS = {
   "referrer-policy": "no-referrer",
 };
 
+/** `host:port/database` of a connection string, never its user or password. */
+const serverOf = (databaseUrl: string): string => {
+  try {
+    const url = new URL(databaseUrl);
+    return `${url.host}${url.pathname}`;
+  } catch {
+    return "DATABASE_URL";
+  }
+};
+
+type ClosableStore = EventStore & { readonly close?: () => Promise<void> };
+
+/**
+ * The assistant's log: PostgreSQL at `databaseUrl` (connected and its table
+ * made before the server starts, so a wrong URL fails here), else
+ * `assistant.db` in `dir`, else (an in-memory CRM) memory.
+ */
+const openLog = async (
+  databaseUrl: string | undefined,
+  dir: string | null,
+): Promise<{ readonly store: ClosableStore; readonly log: string }> => {
+  if (databaseUrl !== undefined) {
+    // Loaded only here: `npm start` without DATABASE_URL never loads pg.
+    const { postgresStore } = await import("elyra-assistant/postgres");
+    const store = postgresStore(databaseUrl);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return { store, log: `PostgreSQL at ${serverOf(databaseUrl)}` };
+  }
+  if (dir === null) return { store: memoryStore(), log: "memory" };
+  const path = join(dir, "assistant.db");
+  return { store: sqliteStore(path), log: `SQLite at ${path}` };
+};
+
 /** The paths the browser app routes (a link followed from the panel lands on one). */
 const APP_PATH = /^\/(?:(?:customers|invoices)(?:\/\d+)?)?$/;
 
@@ -98,16 +153,22 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
       ? modelFromEnv(options.env ?? process.env)
       : { model: options.model, label: "the model given", notice: options.notice ?? null };
 
-  const script = await bundleClient();
-  const db = openCrmDb(dbPath, options.seed === undefined ? {} : { seed: options.seed });
-  const store: EventStore & { close?: () => Promise<void> } = inMemory
-    ? memoryStore()
-    : sqliteStore(join(dirname(dbPath), "assistant.db"));
+  const { store, log } = await openLog(options.databaseUrl, inMemory ? null : dirname(dbPath));
+  let script: string;
+  let db: CrmDb;
+  try {
+    script = await bundleClient();
+    db = openCrmDb(dbPath, options.seed === undefined ? {} : { seed: options.seed });
+  } catch (error) {
+    await store.close?.();
+    throw error;
+  }
   const host = createHost(crmApp(db), { model: choice.model, store });
 
   // Anyone who can load the page gets the token: it proves a request comes from
   // this page (not another site), not who the user is. That is authenticate's job.
-  const token = randomBytes(24).toString("base64url");
+  // Instances behind one balancer share one, so each accepts the page another served.
+  const token = options.token ?? randomBytes(24).toString("base64url");
   const assistant = toNodeListener(
     assistantHttp(host, {
       token,
@@ -135,6 +196,8 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Set before any handler writes its head: it keeps it (writeHead merges).
+    if (options.instance !== undefined) res.setHeader("x-elyra-instance", options.instance);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path === "/__assistant" || path.startsWith("/__assistant/")) {
       assistant(req, res);
@@ -154,13 +217,20 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.hostname ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, options.hostname ?? "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await host.close();
+    await store.close?.();
+    db.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
@@ -168,6 +238,7 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
     url: `http://localhost:${port}`,
     port,
     model: choice.label,
+    log,
     close: () => {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

@@ -165,7 +165,13 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
         [schema],
       );
-      expect(rows.map((r) => r.table_name)).toEqual(["Log_Two", "log_one"]);
+      // Each with its lease, host and message tables beside it.
+      expect(rows.map((r) => r.table_name)).toEqual(
+        ["Log_Two", "log_one"].flatMap((t) => [
+          t,
+          ...["hosts", "leases", "messages"].map((x) => `${t}_${x}`),
+        ]),
+      );
     });
 
     it("options it cannot use throw PostgresConfigError at once, naming the problem", () => {
@@ -180,7 +186,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       };
       const url = "postgres://127.0.0.1:1/x";
       expect(refused(() => postgresStore(url, { table: "events; DROP TABLE users" }))).toBe(
-        'postgresStore: the table must be a name of letters, digits and _, not starting with a digit, at most 63 long, not "events; DROP TABLE users"',
+        'postgresStore: the table must be a name of letters, digits and _, not starting with a digit, at most 54 long, not "events; DROP TABLE users"',
       );
       for (const schema of ["", "1st", "my-schema", 'a"b', "a.b", "x".repeat(64)])
         expect(refused(() => postgresStore(url, { schema }))).toMatch(/^postgresStore: the schema/);
@@ -198,8 +204,16 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         expect(refused(() => postgresStore(notAPool as unknown as PostgresPool))).toMatch(
           /give a pg Pool or a connection string/,
         );
-      // A longest name is fine.
-      expect(() => postgresStore(url, { table: "t".repeat(63) })).not.toThrow();
+      for (const leaseMs of [0, 29, 1.5, Number.NaN])
+        expect(refused(() => postgresStore(url, { leaseMs }))).toMatch(/leaseMs must be/);
+      for (const heartbeatMs of [0, 5_000, 9_000, 2.5])
+        expect(refused(() => postgresStore(url, { leaseMs: 5_000, heartbeatMs }))).toMatch(
+          /heartbeatMs must be .* under leaseMs \(5000\)/,
+        );
+      // A longest name is fine: the lease tables beside it add at most 9 characters.
+      expect(() => postgresStore(url, { table: "t".repeat(54) })).not.toThrow();
+      expect(refused(() => postgresStore(url, { table: "t".repeat(55) }))).toMatch(/at most 54/);
+      expect(refused(() => postgresStore(url, { schema: "s".repeat(64) }))).toMatch(/at most 63/);
     });
 
     it("a table of that name that is not an event log is refused on first use, and left alone", async () => {
@@ -225,10 +239,19 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
       await store(server.url, { schema }).ready();
       await admin.query(`CREATE ROLE app_${schema} LOGIN;
         GRANT USAGE ON SCHEMA "${schema}" TO app_${schema};
-        GRANT SELECT, INSERT, DELETE ON "${schema}".elyra_events TO app_${schema}`);
+        GRANT SELECT, INSERT, DELETE ON "${schema}".elyra_events TO app_${schema};
+        GRANT SELECT, INSERT, UPDATE, DELETE ON "${schema}".elyra_events_leases,
+          "${schema}".elyra_events_hosts, "${schema}".elyra_events_messages TO app_${schema};
+        GRANT USAGE ON "${schema}".elyra_events_tokens, "${schema}".elyra_events_messages_id_seq
+          TO app_${schema}`);
       const s = store(server.urlOf("postgres", `app_${schema}`), { schema });
       await s.append("w1", deltas(2), 0);
       expect(await s.read("w1")).toEqual(numbered(deltas(2)));
+      // Its leases too.
+      const taken = await s.leases.acquire("w1", "host-a");
+      expect(taken).toMatchObject({ _tag: "Taken", tookOver: false });
+      if (taken._tag === "Taken")
+        await s.append("w1", deltas(1, "more"), 2, { holder: "host-a", token: taken.token });
       await s.drop("w1");
       expect(await s.lastSeq("w1")).toBe(0);
       // The same role cannot make a table: PostgreSQL's refusal, as it is.
@@ -250,7 +273,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
                 (SELECT count(*)::int FROM "${schema}".elyra_events) AS events`,
         [schema],
       );
-      expect(rows).toEqual([{ tables: 1, events: 8 }]);
+      expect(rows).toEqual([{ tables: 4, events: 8 }]);
       expect(await again[0]!.read("w3")).toEqual(numbered(deltas(1, "s3")));
     });
   });

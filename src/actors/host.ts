@@ -3,6 +3,7 @@
  * path for all of them, one event store.
  */
 
+import { randomUUID } from "node:crypto";
 import { Data } from "effect";
 import { type Actor, createActor } from "xstate";
 import type { CallPath } from "../runtime/calls/callPath.ts";
@@ -19,6 +20,8 @@ import type { Ids } from "../runtime/ports/ids.ts";
 import type { Model } from "../runtime/prompt/model.ts";
 import { WindowOwnerMismatch } from "./assistantWindow.ts";
 import { type Bindings, hostSupervisor } from "./hostMachine.ts";
+import type { Reply } from "./hostMessages.ts";
+import { hostRouting } from "./hostRouting.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { type LiveRegistry, liveQueries } from "./liveQueries.ts";
 import { memoryStore } from "./memoryStore.ts";
@@ -73,6 +76,12 @@ export interface HostOptions {
    * windows with nothing open are closed first.
    */
   readonly maxWindows?: number;
+  /**
+   * This host's name among the hosts sharing the store (on a store with
+   * leases, such as `postgresStore`): a random one, new at each start, by
+   * default. Two live hosts must never share one.
+   */
+  readonly hostId?: string;
 }
 
 /** A host option that cannot be used: thrown by `createHost`. */
@@ -156,6 +165,19 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
   const live = liveQueries(app, path.activity$);
+  // On a store several hosts share, each window has one writer; the others ask it (decision (aj)).
+  const routing =
+    store.leases === undefined
+      ? undefined
+      : hostRouting(
+          store.leases,
+          options.hostId ?? `host-${randomUUID()}`,
+          clock,
+          async (request): Promise<Reply> => {
+            const known = windows.get(request.clientId);
+            return known === undefined ? { _tag: "NotHolder" } : known.window.answer(request);
+          },
+        );
   const windows = new Map<string, { owner: string; window: OpenWindow }>();
   /** Windows closing now, by client id: one opened on the same id reads its log after. */
   const closing = new Map<string, Promise<void>>();
@@ -202,6 +224,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     model: options.model,
     ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
     store,
+    ...(routing === undefined ? {} : { routing }),
     clock,
     path,
     maxTokensPerStep: options.maxTokensPerStep ?? 4096,
@@ -321,6 +344,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
       if (sweep !== undefined) clock.clearTimeout(sweep);
       sweep = undefined;
       await Promise.all([...windows.values()].map((w) => w.window.close()));
+      // Its leases are free at once: another host need not wait for them to expire.
+      await routing?.leave().catch(() => undefined);
       // Their pending timers (crashes still counted) go with them.
       for (const supervisor of supervisors.splice(0)) supervisor?.stop();
     },

@@ -5,12 +5,36 @@
 
 import { AppendConflict, type EventStore, type StoreChange } from "../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
+import { type Clock, systemClock } from "../runtime/ports/clock.ts";
+import { type MemoryLeases, memoryLeases } from "./memoryLeases.ts";
+
+export { HEARTBEAT_MS, LEASE_MS, type MemoryLeases, memoryLeases } from "./memoryLeases.ts";
+
+/** What a memory store is shared as: several hosts in one process, as on one database. */
+export interface SharedMemory {
+  /** Drives the leases' heartbeats: XState's `SimulatedClock` in tests. */
+  readonly clock?: Clock;
+  /** Heartbeats missed this long free a host's leases: 5 s. */
+  readonly leaseMs?: number;
+  /** How often a host beats: 1 s. */
+  readonly heartbeatMs?: number;
+}
+
+/** A memory store shared by several hosts: durable for as long as the process, with leases. */
+export interface SharedMemoryStore extends EventStore {
+  readonly leases: MemoryLeases;
+}
 
 /**
  * An {@link EventStore} over a `Map` of streams (`durable: false`). Events are
  * kept as given, with their `seq` added: they are built by this library, so
  * they are not decoded again. `changes` tells `Appended` as each append
  * resolves (never `Resync`: nothing is missed in one process).
+ *
+ * `memoryStore({ shared: {} })` is the twin of a store several hosts share
+ * (`postgresStore`): closing a window keeps its log (`durable: true`, for as
+ * long as the process), and it has writer `leases` (with `crash(holder)` to
+ * kill a host), for specs of several hosts in one process.
  *
  * @example
  * ```ts
@@ -19,7 +43,12 @@ import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
  * await store.append("w1", [{ _tag: "Reset", at: 1, turn: 0 }], 0); // rejects: AppendConflict
  * ```
  */
-export const memoryStore = (): EventStore => {
+export function memoryStore(): EventStore;
+export function memoryStore(options: { readonly shared: SharedMemory }): SharedMemoryStore;
+export function memoryStore(options: { readonly shared?: SharedMemory } = {}): EventStore {
+  const shared = options.shared;
+  const leases: MemoryLeases | undefined =
+    shared === undefined ? undefined : memoryLeases(shared.clock ?? systemClock, shared);
   // A stream's event with seq n sits at index n - 1.
   const streams = new Map<string, LogEvent[]>();
   const lastSeq = (stream: string) => streams.get(stream)?.length ?? 0;
@@ -35,8 +64,10 @@ export const memoryStore = (): EventStore => {
     }
   };
   return {
-    durable: false,
-    append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq) => {
+    durable: shared !== undefined,
+    ...(leases === undefined ? {} : { leases }),
+    append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
+      if (writer !== undefined) leases?.check(stream, writer);
       const actualSeq = lastSeq(stream);
       if (expectedSeq !== actualSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
       const added = events.map((event, i) => ({ ...event, seq: expectedSeq + i + 1 }) as LogEvent);
@@ -66,4 +97,4 @@ export const memoryStore = (): EventStore => {
       };
     },
   };
-};
+}

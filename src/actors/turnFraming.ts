@@ -4,12 +4,16 @@
  * name, the app's instructions) and the window note (the route, the window's
  * live queries and selections, among the tools offered now).
  */
-import type { ConversationInput } from "../machines/conversationMachine.ts";
+import type { ConversationEvent, ConversationInput } from "../machines/conversationMachine.ts";
 import type { App } from "../runtime/commands/app.ts";
+import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
 import type { SelectionsState } from "../runtime/log/projections.ts";
+import { routeOf } from "../runtime/log/selection.ts";
+import { requestTools } from "../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../runtime/prompt/systemPrompt.ts";
 import { windowNote } from "../runtime/prompt/windowNote.ts";
+import type { PromptInput } from "./assistantWindow.ts";
 import type { WindowDeps } from "./windowDeps.ts";
 import type { WindowLog } from "./windowLog.ts";
 
@@ -56,5 +60,48 @@ export const turnFraming = (
           argumentNames: (command) => deps.app.commands.get(command)?.argumentNames,
         })
       : null,
+  };
+};
+
+/**
+ * A prompt as the conversation is sent it: its route, the note and history,
+ * the tools offered to the user now, and the system prompt for its steps.
+ */
+export const framedPrompt = (
+  deps: Pick<WindowDeps, "clock" | "userName" | "live" | "app">,
+  assistant: NonNullable<App["assistant"]>,
+  at: {
+    readonly clientId: string;
+    readonly user: User;
+    readonly input: PromptInput;
+    readonly log: Pick<WindowLog, "selections" | "history">;
+  },
+): {
+  readonly event: Extract<ConversationEvent, { type: "PROMPT" }>;
+  readonly offered: ReadonlySet<string>;
+  readonly system: string;
+} => {
+  const { text, route: given } = typeof at.input === "string" ? { text: at.input } : at.input;
+  const route = routeOf(given);
+  const tools = offered(deps.app, "assistant", at.user);
+  const names = new Set(tools.map((t) => t.name));
+  const framing = turnFraming(deps, assistant, {
+    clientId: at.clientId,
+    user: at.user,
+    route,
+    offered: names,
+    selections: at.log.selections().selections,
+  });
+  return {
+    offered: names,
+    system: framing.system,
+    event: {
+      type: "PROMPT",
+      text,
+      route,
+      note: framing.note,
+      history: at.log.history().messages,
+      tools: requestTools(assistant, tools),
+    },
   };
 };

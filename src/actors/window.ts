@@ -7,7 +7,7 @@
  * tools, and records what the conversation emits.
  */
 import type { Context } from "@opentelemetry/api";
-import { concatMap, defer, Observable, throwError } from "rxjs";
+import { defer, throwError } from "rxjs";
 import type { ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import {
@@ -15,13 +15,11 @@ import {
   type GiveUpReason,
   type Recovered,
 } from "../machines/supervisorMachine.ts";
-import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
-import { isTurnEnd, type LogEvent, type UnstampedEvent } from "../runtime/log/events.ts";
-import { routeOf, selectionChanged, selectionProblem } from "../runtime/log/selection.ts";
+import { isTurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
+import { routeOf, selectionChanged } from "../runtime/log/selection.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
-import { requestTools } from "../runtime/prompt/requestTools.ts";
-import { promptRefused, SelectionRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
+import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import { coalescer } from "./coalescer.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
@@ -29,12 +27,15 @@ import { modelStep } from "./modelStep.ts";
 import { stopActor } from "./stopActor.ts";
 import { notWritten } from "./toolRunner.ts";
 import { contextOf, spanEndsWith, startSpan } from "./tracing.ts";
-import { conversationFrom, turnFraming } from "./turnFraming.ts";
+import { conversationFrom, framedPrompt } from "./turnFraming.ts";
 import { TurnWaiters } from "./turnWaiters.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
-import { followLog, MAX_BEHIND } from "./windowFollow.ts";
 import { streamOf, type WindowLog, windowLog } from "./windowLog.ts";
+import { writerOps } from "./windowOps.ts";
+import type { LocalOps } from "./windowRemote.ts";
+import { windowView } from "./windowView.ts";
+import { windowWriter } from "./windowWriter.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
@@ -80,24 +81,46 @@ export const openWindow = (
     });
   let starting = nextStart();
   const ready = starting;
-  /** Event streams open now, and when the window was last used. */
-  let streams = 0;
-  let lastUsed = deps.clock.now();
-  /** One of the window's event streams ended: it was used now, and may have gone idle. */
-  const streamEnded = () => {
-    streams--;
-    lastUsed = deps.clock.now();
-    if (streams === 0) deps.onIdle();
-  };
-
   /** What the store last refused: a prompt whose turn it kept from starting is refused with it. */
   let lastFault: unknown;
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
   // Refused while none runs (a late append of a dead one), the next one fails when it starts.
-  const log: WindowLog = windowLog(deps.store, streamOf(clientId), deps.clock, (error) => {
-    lastFault = error;
-    deps.onError(error, { clientId });
-    actor?.send({ type: "FAULT", error });
+  const log: WindowLog = windowLog(
+    deps.store,
+    streamOf(clientId),
+    deps.clock,
+    (error) => {
+      lastFault = error;
+      if ((error as { _tag?: unknown } | null)?._tag === "LeaseLost") writer.lost();
+      deps.onError(error, { clientId });
+      actor?.send({ type: "FAULT", error });
+    },
+    deps.routing === undefined ? undefined : () => writer.current(),
+  );
+  /** A turn the log shows running while none runs here was cut off: its writer records it so. */
+  const interrupt = async () => {
+    const { running, turn } = log.status();
+    if (running && (actor === undefined || actor.getSnapshot().matches("idle")))
+      await record({ _tag: "Failed", turn, error: INTERRUPTED });
+  };
+  /** Whether the conversation has nothing running: no turn, no question waiting. */
+  const idle = () =>
+    (actor === undefined || actor.getSnapshot().matches("idle")) &&
+    (confirmations.made()?.pending().length ?? 0) === 0;
+  /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
+  const writer = windowWriter({
+    routing: deps.routing,
+    stream: log.stream,
+    logIdle: () => log.idle(),
+    idle,
+    onTaken: async () => {
+      // Taken anew: what other hosts wrote is read first, and a turn no live host runs ends.
+      if ((await log.catchUp(undefined, owner)) === "foreign")
+        throw new WindowOwnerMismatch({ clientId });
+      if (log.lastSeq() > 0) ownerRecorded = true;
+      await interrupt();
+      actor?.send({ type: "CAUGHT_UP", turn: log.status().turn, tokensUsed: log.usage().total });
+    },
   });
   /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
   let generation = 0;
@@ -123,7 +146,9 @@ export const openWindow = (
     }
     text.flush();
     if (isTurnEnd(event)) text.release();
-    return log.append(event);
+    const stored = log.append(event);
+    if (writer.leased) void stored.then(writer.settle, writer.settle);
+    return stored;
   };
   /** The running turn's span context: its model steps and command calls are its children. */
   let turnContext: Context | undefined;
@@ -168,8 +193,8 @@ export const openWindow = (
     const named = events.findLast((e) => e._tag === "WindowOwned");
     if (named !== undefined && named.owner !== owner) throw new WindowOwnerMismatch({ clientId });
     ownerRecorded = named !== undefined || !deps.store.durable;
-    const { running, turn } = log.status();
-    if (running) await record({ _tag: "Failed", turn, error: INTERRUPTED });
+    // On a shared store, a live host holding the lease may be running it: it is left to that host.
+    if (log.status().running) await writer.ifFree(interrupt);
     return { window: key, conversation: conversationFrom(log, assistant, deps.codeCallDeadlineMs) };
   };
 
@@ -228,6 +253,80 @@ export const openWindow = (
     return actor;
   };
 
+  /** What the window does as its own writer: everything, on a store without leases. */
+  const local: LocalOps = {
+    prompt: async (input, options) => {
+      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
+      const running = await live();
+      if (!running.getSnapshot().matches("idle")) {
+        throw promptRefused("turnInProgress", "a turn is already running in this window");
+      }
+      const framed = framedPrompt(deps, assistant, { clientId, user, input, log });
+      lastRoute = framed.event.route;
+      offeredNow = framed.offered;
+      system = framed.system;
+      const turn = running.getSnapshot().context.turn + 1;
+      const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
+      turnContext = contextOf(span);
+      const end = spanEndsWith(span, turns.wait(turn, options.onStarted)).finally(() => {
+        turnContext = undefined;
+      });
+      running.send(framed.event);
+      return end;
+    },
+    confirm: async (confirmId, accept, echo) => {
+      const broker = confirmations.made();
+      if (broker === undefined) return { _tag: "UnknownConfirmation" };
+      return broker.answer({ confirmId, accept, scope: clientId, ...echo });
+    },
+    select: async (kind, ids, options) => {
+      await live();
+      const route = options.route === undefined ? lastRoute : routeOf(options.route);
+      lastRoute = route;
+      await record(selectionChanged(kind, ids, route));
+    },
+    stop: () => {
+      text.flush();
+      actor?.send({ type: "STOP", streamed: step.streamed() });
+    },
+    reset: async () => {
+      const running = await live();
+      text.flush();
+      running.send({ type: "RESET", streamed: step.streamed() });
+      await log.idle();
+    },
+  };
+  const ops = writerOps({
+    local,
+    writer,
+    routing: deps.routing,
+    clientId,
+    owner,
+    log,
+    clock: deps.clock,
+    ready: async () => {
+      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
+      await live();
+    },
+    started: async () => {
+      await live();
+    },
+    owned,
+  });
+
+  const view = windowView({
+    log,
+    clientId,
+    clock: deps.clock,
+    live: deps.live,
+    onIdle: deps.onIdle,
+    owned,
+    starting: () => starting,
+    failed: () => failed,
+    closed: () => closed,
+    actor: () => actor,
+    questions: () => confirmations.made()?.pending().length ?? 0,
+  });
   const window: OpenWindow = {
     clientId,
     key,
@@ -246,48 +345,8 @@ export const openWindow = (
         (error: unknown) => deps.onError(error, { clientId }),
       );
     },
-    prompt: async (input, options = {}) => {
-      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
-      const running = await live();
-      if (!running.getSnapshot().matches("idle")) {
-        throw promptRefused("turnInProgress", "a turn is already running in this window");
-      }
-      const { text, route: given } = typeof input === "string" ? { text: input } : input;
-      const route = routeOf(given);
-      lastRoute = route;
-      const tools = offered(deps.app, "assistant", user);
-      offeredNow = new Set(tools.map((t) => t.name));
-      const framing = turnFraming(deps, assistant, {
-        clientId,
-        user,
-        route,
-        offered: offeredNow,
-        selections: log.selections().selections,
-      });
-      system = framing.system;
-      const note = framing.note;
-      const turn = running.getSnapshot().context.turn + 1;
-      const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
-      turnContext = contextOf(span);
-      const end = spanEndsWith(span, turns.wait(turn, options.onStarted)).finally(() => {
-        turnContext = undefined;
-      });
-      running.send({
-        type: "PROMPT",
-        text,
-        route,
-        note,
-        history: log.history().messages,
-        tools: requestTools(assistant, tools),
-      });
-      return end;
-    },
-    confirm: async (confirmId, accept, echo = {}) => {
-      await owned();
-      const broker = confirmations.made();
-      if (broker === undefined) return { _tag: "UnknownConfirmation" };
-      return broker.answer({ confirmId, accept, scope: clientId, ...echo });
-    },
+    prompt: ops.prompt,
+    confirm: ops.confirm,
     // Checked at subscription, not at the call: a query opened after the window closed is refused.
     live: (command, args) =>
       defer(() =>
@@ -297,71 +356,11 @@ export const openWindow = (
             )
           : deps.live.subscribe({ clientId, user, currentUser: () => user }, command, args),
       ),
-    select: async (kind, ids, options = {}) => {
-      const problem = selectionProblem(kind, ids);
-      if (problem !== undefined) throw new SelectionRefused({ detail: problem });
-      await live();
-      const route = options.route === undefined ? lastRoute : routeOf(options.route);
-      lastRoute = route;
-      await record(selectionChanged(kind, ids, route));
-    },
-    stop: () => {
-      text.flush();
-      actor?.send({ type: "STOP", streamed: step.streamed() });
-    },
-    reset: async () => {
-      const running = await live();
-      text.flush();
-      running.send({ type: "RESET", streamed: step.streamed() });
-      await log.idle();
-    },
-    follow: async (lastEventId, options = {}) => {
-      await owned();
-      if (failed?.reason === "unreadableLog") throw failed.error;
-      streams++;
-      return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, streamEnded);
-    },
-    events$: (fromSeq) =>
-      new Observable<LogEvent>((subscriber) => {
-        streams++;
-        // Read once the log says whose it is: another user's stream is refused, not read.
-        const subscription = defer(async () => {
-          await owned();
-        })
-          .pipe(concatMap(() => log.events$(fromSeq)))
-          .subscribe(subscriber);
-        return () => {
-          subscription.unsubscribe();
-          streamEnded();
-        };
-      }),
-    touch: () => {
-      lastUsed = deps.clock.now();
-    },
-    lastUsed: () => lastUsed,
-    busy: () =>
-      streams > 0 ||
-      (!closed && failed === undefined && actor === undefined) ||
-      (actor !== undefined && !actor.getSnapshot().matches("idle")) ||
-      (confirmations.made()?.pending().length ?? 0) > 0 ||
-      deps.live.queries(clientId).length > 0,
-    panel: () => log.panel(),
-    history: () => log.history(),
-    usage: () => log.usage(),
-    state: () => actor?.getSnapshot().value,
-    context: () => {
-      const context = actor?.getSnapshot().context;
-      return {
-        turn: context?.turn ?? log.status().turn,
-        tokensUsed: context?.tokensUsed ?? log.usage().total,
-      };
-    },
-    failed: () => failed !== undefined,
-    lastSeq: () => log.lastSeq(),
-    settled: async () => {
-      await starting;
-      await log.idle();
-    },
+    select: ops.select,
+    stop: ops.stop,
+    reset: ops.reset,
+    answer: ops.answer,
+    ...view,
     close: () => {
       if (closing !== undefined) return closing;
       // A turn still running ends Stopped, so its prompt settles and its log is whole.

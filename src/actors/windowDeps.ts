@@ -13,6 +13,8 @@ import type { Clock } from "../runtime/ports/clock.ts";
 import type { Model } from "../runtime/prompt/model.ts";
 import type { AssistantWindow } from "./assistantWindow.ts";
 import type { Bindings, hostSupervisor } from "./hostMachine.ts";
+import type { Reply, Request } from "./hostMessages.ts";
+import type { Routing } from "./hostRouting.ts";
 import type { InspectObserver } from "./inspection.ts";
 import type { LiveRegistry } from "./liveQueries.ts";
 
@@ -30,6 +32,8 @@ export interface WindowDeps {
   /** The model for the window's user, when the host chooses per user. */
   readonly modelFor?: (user: User) => Model;
   readonly store: EventStore;
+  /** On a store several hosts share (it has leases): how this host reaches the others. */
+  readonly routing?: Routing;
   readonly clock: Clock;
   readonly path: CallPath;
   readonly maxTokensPerStep: number;
@@ -77,5 +81,7 @@ export type OpenWindow = AssistantWindow & {
   readonly setUser: (user: User) => void;
   /** Another process appended to the window's log, up to `toSeq` (or maybe, with none): read it. */
   readonly catchUp: (toSeq?: number) => void;
+  /** What this host answers another's request for the window (it writes it, or says it does not). */
+  readonly answer: (request: Request) => Promise<Reply>;
   readonly supervised: Supervised;
 };

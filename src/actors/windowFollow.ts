@@ -2,6 +2,8 @@
  * A client following a window's log: where it resumes from the id it last
  * saw, the feed from there, and the id each event is sent with.
  */
+import { concatMap, defer, Observable } from "rxjs";
+import type { LogEvent } from "../runtime/log/events.ts";
 import { eventIdOf, resume, resumePointOf } from "../runtime/log/resumePoint.ts";
 import type { Following } from "./assistantWindow.ts";
 import type { WindowLog } from "./windowLog.ts";
@@ -38,3 +40,26 @@ export const followLog = (
     },
   };
 };
+
+/**
+ * The log's events from `fromSeq` on, then each new one, read once `owned`
+ * says whose the window is (another user's stream is refused, not read);
+ * `opened` and `ended` count the window's streams.
+ */
+export const eventsOf = (
+  log: WindowLog,
+  fromSeq: number | undefined,
+  owned: () => Promise<void>,
+  opened: () => void,
+  ended: () => void,
+): Observable<LogEvent> =>
+  new Observable<LogEvent>((subscriber) => {
+    opened();
+    const subscription = defer(owned)
+      .pipe(concatMap(() => log.events$(fromSeq)))
+      .subscribe(subscriber);
+    return () => {
+      subscription.unsubscribe();
+      ended();
+    };
+  });

@@ -20,6 +20,7 @@ import {
   usage,
 } from "../runtime/log/projections.ts";
 import { epochOf } from "../runtime/log/resumePoint.ts";
+import { LeaseLost, type Writer } from "../runtime/log/writerLeases.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import type { EventFeed } from "./assistantWindow.ts";
 import { FeedOfLog } from "./logFeed.ts";
@@ -126,6 +127,8 @@ class LogOfWindow implements WindowLog {
   readonly #store: EventStore;
   readonly #clock: Clock;
   readonly #onFailure: (error: unknown) => void;
+  /** The lease appends are made under, on a store with leases; none there refuses them. */
+  readonly #writer: (() => Writer | undefined) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #lastSeq = 0;
   #epoch: string | undefined;
@@ -151,8 +154,10 @@ class LogOfWindow implements WindowLog {
     stream: string,
     clock: Clock,
     onFailure: (error: unknown) => void,
+    writer: (() => Writer | undefined) | undefined,
   ) {
     this.#store = store;
+    this.#writer = writer;
     this.stream = stream;
     this.#clock = clock;
     this.#onFailure = onFailure;
@@ -168,8 +173,15 @@ class LogOfWindow implements WindowLog {
     const written = this.#queue.then(async () => {
       if (this.#refused !== undefined) throw this.#refused.error;
       fromStore = true;
+      const writer = this.#writer?.();
+      // On a store several hosts share, only the window's writer appends (decision (aj)).
+      if (this.#writer !== undefined && writer === undefined) {
+        const error = new LeaseLost({ stream: this.stream, holder: "none" });
+        this.#refused = { error };
+        throw error;
+      }
       const [stored] = await this.#store
-        .append(this.stream, [stamped], this.#lastSeq)
+        .append(this.stream, [stamped], this.#lastSeq, writer)
         .catch((error: unknown) => {
           this.#refused = { error };
           throw error;
@@ -336,4 +348,6 @@ export const windowLog = (
   stream: string,
   clock: Clock,
   onFailure: (error: unknown) => void,
-): WindowLog => new LogOfWindow(store, stream, clock, onFailure);
+  /** On a store with leases: the lease this host holds on the stream now, if any. */
+  writer?: () => Writer | undefined,
+): WindowLog => new LogOfWindow(store, stream, clock, onFailure, writer);

@@ -44,6 +44,7 @@ export const conversationMachine = conversationSetup.createMachine({
           ],
         },
         RESET: { actions: ["resetConversation", "logReset"] },
+        CAUGHT_UP: { actions: { type: "catchUp", params: ({ event }) => event } },
       },
     },
     turn: {

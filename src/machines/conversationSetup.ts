@@ -78,7 +78,12 @@ export type ConversationEvent =
   | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
   | { readonly type: "TOOLS_CRASHED"; readonly error: unknown }
   /** The host could not keep the log (the store refused an append): the conversation fails. */
-  | { readonly type: "FAULT"; readonly error: unknown };
+  | { readonly type: "FAULT"; readonly error: unknown }
+  /**
+   * Another host wrote the log since (turns, a reset), and this one is its
+   * writer now: the conversation counts from what the log says.
+   */
+  | { readonly type: "CAUGHT_UP"; readonly turn: number; readonly tokensUsed: number };
 
 /** A log event the machine emits; the host stamps its time and appends it. */
 export type ConversationEmitted = { readonly type: "log"; readonly event: UnstampedEvent };
@@ -184,6 +189,13 @@ export const conversationSetup = setup({
         text: prompt.text,
         route: prompt.route,
         note: prompt.note,
+      }),
+    ),
+    /** The turns and tokens other hosts wrote in the log count here too. */
+    catchUp: assign(
+      (_, { turn, tokensUsed }: { readonly turn: number; readonly tokensUsed: number }) => ({
+        turn,
+        tokensUsed,
       }),
     ),
     /** The conversation starts again: its tokens are spent no more. */

@@ -46,8 +46,16 @@ export const payloadOf = (stream: string, seq: number): string => {
   return Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ seq });
 };
 
+/**
+ * What the feed tells: a change of the log, or a message waiting in the
+ * messages table for host `to` (its `id`), sent by `WriterLeases.send`.
+ */
+export type Notice =
+  | StoreChange
+  | { readonly _tag: "Message"; readonly to: string; readonly id: number };
+
 /** What a payload tells; `undefined` for one this code did not send (ignored). */
-const changeOf = (payload: string | undefined): StoreChange | undefined => {
+const changeOf = (payload: string | undefined): Notice | undefined => {
   if (payload === undefined) return undefined;
   let value: unknown;
   try {
@@ -56,7 +64,14 @@ const changeOf = (payload: string | undefined): StoreChange | undefined => {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { stream, seq } = value as { stream?: unknown; seq?: unknown };
+  const { stream, seq, to, message } = value as {
+    stream?: unknown;
+    seq?: unknown;
+    to?: unknown;
+    message?: unknown;
+  };
+  if (typeof to === "string" && typeof message === "number" && Number.isSafeInteger(message))
+    return { _tag: "Message", to, id: message };
   if (typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
   if (stream === undefined) return { _tag: "Resync" };
   return typeof stream === "string" ? { _tag: "Appended", stream, seq } : undefined;
@@ -83,7 +98,7 @@ export interface ListenConnection {
 
 /** A feed of one table's changes, shared by its store's listeners. */
 export interface ChangeFeed {
-  readonly subscribe: (listener: (change: StoreChange) => void) => () => void;
+  readonly subscribe: (listener: (notice: Notice) => void) => () => void;
   /** Ends the LISTEN connection and any retry; a later subscriber gets nothing. */
   readonly close: () => void;
 }
@@ -105,7 +120,7 @@ export const changeFeed = (
   connect: () => Promise<ListenConnection>,
 ): ChangeFeed => {
   // Entries, not functions: one function subscribed twice is two subscriptions.
-  const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
+  const listeners = new Set<{ readonly listener: (notice: Notice) => void }>();
   let closed = false;
   /** Bumped at every stop: a connection made for an older run is ended, not used. */
   let run = 0;
@@ -115,7 +130,7 @@ export const changeFeed = (
   let timer: ReturnType<typeof setTimeout> | undefined;
   let retryMs = FIRST_RETRY_MS;
 
-  const tell = (change: StoreChange) => {
+  const tell = (change: Notice) => {
     for (const { listener } of [...listeners]) {
       try {
         listener(change);

@@ -4,8 +4,9 @@
  * transaction, so the check of `expectedSeq` and the insert are one step for
  * every process on the database (decision (ah)).
  */
-import { AppendConflict, type EventStore, type StoreChange } from "../../runtime/log/eventStore.ts";
+import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
+import { LeaseLost } from "../../runtime/log/writerLeases.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
 import { pg } from "./pg.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
@@ -19,52 +20,15 @@ import {
   type ServerConfig,
   serverOf,
 } from "./postgresErrors.ts";
+import { holdsSql, postgresLeases } from "./postgresLeases.ts";
+import { type PostgresStore, type PostgresStoreOptions, settingsOf } from "./postgresOptions.ts";
 import type { PostgresPool } from "./postgresPool.ts";
-import { identifier, storable, unstorable } from "./postgresText.ts";
+import { migrate, storeNames } from "./postgresSchema.ts";
+import { storable, unstorable } from "./postgresText.ts";
 
 export { PostgresConfigError, PostgresUnavailable } from "./postgresErrors.ts";
+export type { PostgresStore, PostgresStoreOptions } from "./postgresOptions.ts";
 export type { PostgresPool, PostgresPoolClient } from "./postgresPool.ts";
-
-/** Where a {@link postgresStore} keeps its table, and how it connects. */
-export interface PostgresStoreOptions {
-  /** The schema of the table (default `"public"`), made if it is not there. Letters, digits and `_`. */
-  readonly schema?: string;
-  /** The table (default `"elyra_events"`), made if it is not there. Letters, digits and `_`. */
-  readonly table?: string;
-  /**
-   * How long a store given a connection string waits for a connection before
-   * it gives up, in ms (default 10 000). A pool you give keeps its own
-   * `connectionTimeoutMillis`.
-   */
-  readonly connectTimeoutMs?: number;
-}
-
-/** A durable {@link EventStore} in PostgreSQL, shared by every process that opens it. */
-export interface PostgresStore extends EventStore {
-  /**
-   * Connects and makes the schema and table if they are not there (once per
-   * store; every other method does it on first use too). Await it at start
-   * to find a database that is not there before the first window does.
-   */
-  readonly ready: () => Promise<void>;
-  /**
-   * Ends the change feed's connection, and the pool if the store made it
-   * (from a connection string); a pool you gave stays open.
-   */
-  readonly close: () => Promise<void>;
-  /**
-   * Every append that commits, by any process on the table, told by
-   * LISTEN/NOTIFY (decision (ai)). While anyone listens, the store holds one
-   * connection of its pool for LISTEN (so a pool you give needs one more than
-   * its appends use); it tells `Resync` each time it starts listening, and
-   * again after that connection drops and is made again.
-   */
-  readonly changes: (listener: (change: StoreChange) => void) => () => void;
-}
-
-/** Names the migration lock among every advisory lock of the database (the one-bigint form). */
-const MIGRATION_LOCK = "elyra-assistant/postgres migrate";
-const COLUMNS = ["stream", "seq", "at", "type", "data"] as const;
 
 /** `seq` from a row's text (bigint comes back as text, whatever parsers the pool set). */
 const seqOf = (rows: ReadonlyArray<unknown>): number => Number((rows[0] as { seq: string }).seq);
@@ -120,33 +84,12 @@ export const postgresStore = (
   pool: PostgresPool | string,
   options: PostgresStoreOptions = {},
 ): PostgresStore => {
-  const schema = identifier("schema", options.schema, "public");
-  const table = identifier("table", options.table, "elyra_events");
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  if (
-    typeof connectTimeoutMs !== "number" ||
-    !Number.isFinite(connectTimeoutMs) ||
-    connectTimeoutMs <= 0
-  )
-    throw new PostgresConfigError({
-      reason: `connectTimeoutMs must be a number of ms above 0, not ${String(connectTimeoutMs)}`,
-    });
-  const owned = typeof pool === "string";
-  if (owned && pool.trim() === "")
-    throw new PostgresConfigError({ reason: "the connection string is empty" });
-  if (
-    !owned &&
-    (typeof pool !== "object" ||
-      pool === null ||
-      typeof pool.connect !== "function" ||
-      typeof pool.end !== "function")
-  )
-    throw new PostgresConfigError({
-      reason: "give a pg Pool or a connection string (postgres://user@host:5432/database)",
-    });
-
+  const { schema, table, connectTimeoutMs, leaseMs, heartbeatMs, owned } = settingsOf(
+    pool,
+    options,
+  );
   let connections: PostgresPool;
-  if (owned) {
+  if (typeof pool === "string") {
     const made = new pg.Pool({
       connectionString: pool,
       connectionTimeoutMillis: connectTimeoutMs,
@@ -160,7 +103,9 @@ export const postgresStore = (
     connections = pool;
   }
   const { server, secret } = serverOf(
-    owned ? { connectionString: pool } : ((pool as { options?: ServerConfig }).options ?? {}),
+    typeof pool === "string"
+      ? { connectionString: pool }
+      : ((pool as { options?: ServerConfig }).options ?? {}),
   );
   const unavailable = (reason: string, code: string | null = null) =>
     new PostgresUnavailable({
@@ -170,11 +115,15 @@ export const postgresStore = (
     });
   const unavailableFrom = (error: unknown) => unavailable(reasonOf(error), codeOf(error));
 
-  const name = `"${schema}"."${table}"`;
+  const names = storeNames(schema, table);
+  const name = names.events;
   /** The first key of every stream lock: the table, so that two tables' streams never wait on each other. */
-  const lockSpace = `${schema}.${table}`;
+  const lockSpace = names.lockSpace;
   const LOCK_STREAM = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
   const LAST_SEQ = `SELECT coalesce(max(seq), 0)::text AS seq FROM ${name} WHERE stream = $1`;
+  /** The last seq, and whether the writer ($2 holder, $3 token) holds the lease: one round trip. */
+  const LAST_SEQ_HELD = `SELECT coalesce(max(seq), 0)::text AS seq, ${holdsSql(names.leases)} AS held
+    FROM ${name} WHERE stream = $1`;
   const channel = channelOf(schema, table);
   // `seq`, `at` and `type` taken from the event itself, so that they cannot disagree with it.
   // The notification goes out at COMMIT, and only then; in the insert's statement, it costs no
@@ -243,48 +192,12 @@ export const postgresStore = (
       return result;
     });
 
-  const migrate = () =>
-    transaction(async (query) => {
-      await query("SELECT pg_advisory_xact_lock(hashtext($1)::bigint)", [MIGRATION_LOCK]);
-      const columns = (
-        await query(
-          `SELECT a.attname::text AS name FROM pg_catalog.pg_attribute a
-            JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
-            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
-          [schema, table],
-        )
-      ).map((row) => (row as { name: string }).name);
-      if (columns.length > 0) {
-        const missing = COLUMNS.filter((column) => !columns.includes(column));
-        if (missing.length > 0)
-          throw new PostgresConfigError({
-            reason: `the table ${name} is there and is not an event log (it has no ${missing.join(", ")}): name another table`,
-          });
-        return;
-      }
-      // Only when missing: CREATE … IF NOT EXISTS still asks for the right to create.
-      const schemas = await query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", [
-        schema,
-      ]);
-      if (schemas.length === 0) await query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await query(`CREATE TABLE IF NOT EXISTS ${name} (
-        stream text NOT NULL,
-        seq bigint NOT NULL,
-        at double precision NOT NULL,
-        type text NOT NULL,
-        data jsonb NOT NULL,
-        PRIMARY KEY (stream, seq)
-      )`);
-      await query(
-        `COMMENT ON TABLE ${name} IS 'elyra-assistant event log: one row an event; appends hold pg_advisory_xact_lock(hashtext(''${lockSpace}''), hashtext(stream))'`,
-      );
-    });
+  const migrateOnce = () => transaction((query) => migrate(query, names));
 
   let migrated: Promise<void> | undefined;
   /** Migrates once; a failed try is forgotten, so that the next call tries again. */
   const ready = (): Promise<void> => {
-    migrated ??= migrate().catch((error: unknown) => {
+    migrated ??= migrateOnce().catch((error: unknown) => {
       migrated = undefined;
       throw error;
     });
@@ -305,13 +218,39 @@ export const postgresStore = (
     return connection as unknown as ListenConnection;
   });
 
+  /** A transaction that holds the stream's lock from its start. */
+  const locked = <A>(stream: string, body: (query: Query) => Promise<A>) =>
+    transaction(async (query) => {
+      await query(LOCK_STREAM, [lockSpace, stream]);
+      return body(query);
+    });
+  const leases = postgresLeases({
+    ...names,
+    channel,
+    leaseMs,
+    heartbeatMs,
+    locked: async (stream, body) => {
+      await ready();
+      return locked(stream, body);
+    },
+    transaction: async (body) => {
+      await ready();
+      return transaction(body);
+    },
+    query: async (text, values) => {
+      await ready();
+      return withConnection((query) => query(text, values));
+    },
+    notices: (listener) => feed.subscribe(listener),
+  });
+
   const conflict = async (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: await lastSeq(stream) });
 
   return {
     durable: true,
     ready,
-    append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq) => {
+    append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
       if (!Number.isSafeInteger(expectedSeq) || expectedSeq < 0)
         throw await conflict(stream, expectedSeq);
@@ -332,7 +271,14 @@ export const postgresStore = (
           // Held to the end of the transaction: every other append to this stream, in any
           // process, waits here, and then sees what this one committed.
           await query(LOCK_STREAM, [lockSpace, stream]);
-          const actualSeq = seqOf(await query(LAST_SEQ, [stream]));
+          const found =
+            writer === undefined
+              ? await query(LAST_SEQ, [stream])
+              : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]);
+          // Fenced: a host whose lease was taken over writes nothing more.
+          if (writer !== undefined && (found[0] as { held: boolean }).held !== true)
+            throw new LeaseLost({ stream, holder: writer.holder });
+          const actualSeq = seqOf(found);
           if (actualSeq !== expectedSeq)
             throw new AppendConflict({ stream, expectedSeq, actualSeq });
           await query(INSERT, [
@@ -363,7 +309,11 @@ export const postgresStore = (
       return events;
     },
     lastSeq,
-    changes: (listener) => feed.subscribe(listener),
+    changes: (listener) =>
+      feed.subscribe((notice) => {
+        if (notice._tag !== "Message") listener(notice);
+      }),
+    leases,
     drop: async (stream) => {
       await ready();
       // Under the stream's lock, so that an append in flight is not half dropped.

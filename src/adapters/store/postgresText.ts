@@ -11,11 +11,16 @@ const MAX_IDENTIFIER = 63;
 const UNSTORABLE = /\0|\p{Cs}/u;
 const UNSTORABLE_ALL = /\0|\p{Cs}/gu;
 
-export const identifier = (what: string, value: unknown, fallback: string): string => {
+export const identifier = (
+  what: string,
+  value: unknown,
+  fallback: string,
+  max = MAX_IDENTIFIER,
+): string => {
   if (value === undefined) return fallback;
-  if (typeof value !== "string" || !IDENTIFIER.test(value) || value.length > MAX_IDENTIFIER)
+  if (typeof value !== "string" || !IDENTIFIER.test(value) || value.length > max)
     throw new PostgresConfigError({
-      reason: `the ${what} must be a name of letters, digits and _, not starting with a digit, at most ${MAX_IDENTIFIER} long, not ${JSON.stringify(value)}`,
+      reason: `the ${what} must be a name of letters, digits and _, not starting with a digit, at most ${max} long, not ${JSON.stringify(value)}`,
     });
   return value;
 };

@@ -4,6 +4,7 @@
  */
 import { Data } from "effect";
 import type { LogEvent, NewEvent } from "./events.ts";
+import type { Writer, WriterLeases } from "./writerLeases.ts";
 
 /** An append whose `expectedSeq` is not the stream's last seq: someone else appended first. */
 export class AppendConflict extends Data.TaggedError("AppendConflict")<{
@@ -41,13 +42,16 @@ export type StoreChange =
  * `seq <= toSeq` when given: a page, so a long log is sent on a page at a
  * time), in order, and may skip events of types this code does not know (rows a newer
  * version wrote); `lastSeq` counts them, so a reader appends at `lastSeq`,
- * never at the seq of the last event it read.
+ * never at the seq of the last event it read. A store with `leases` refuses
+ * an append given a `writer` that is not the stream's lease now with
+ * `LeaseLost`, checked in the same step as `expectedSeq`.
  */
 export interface EventStore {
   readonly append: (
     stream: string,
     events: ReadonlyArray<NewEvent>,
     expectedSeq: number,
+    writer?: Writer,
   ) => Promise<ReadonlyArray<LogEvent>>;
   readonly read: (
     stream: string,
@@ -88,4 +92,11 @@ export interface EventStore {
    * ```
    */
   readonly changes?: (listener: (change: StoreChange) => void) => () => void;
+  /**
+   * One writer per stream among the processes sharing the store, when it
+   * offers it (`postgresStore` does; `memoryStore({ shared: true })` for
+   * in-process tests): hosts on the store take a window's lease to write it,
+   * and tell the holder what its users ask elsewhere (decision (aj)).
+   */
+  readonly leases?: WriterLeases;
 }

@@ -1,0 +1,126 @@
+/**
+ * The in-memory twin of a shared store's writer leases: several hosts in one
+ * process, on one `memoryStore({ shared: true })`, take and give back
+ * leases, beat their hearts on the injected clock, and message each other,
+ * as hosts on one PostgreSQL database do. `crash(holder)` makes a host stop
+ * as a killed process would: no heartbeat, no messages, its leases kept
+ * until they expire.
+ */
+import { LeaseLost, type Writer, type WriterLeases } from "../runtime/log/writerLeases.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+
+/** Leases missed this long are taken over: 5 s. */
+export const LEASE_MS = 5_000;
+/** A holder beats its heart this often: 1 s. */
+export const HEARTBEAT_MS = 1_000;
+
+/** {@link WriterLeases} in memory, with what a test needs to kill a host. */
+export interface MemoryLeases extends WriterLeases {
+  /** Throws `LeaseLost` unless `writer` holds the stream's lease now. */
+  readonly check: (stream: string, writer: Writer) => void;
+  /**
+   * The host stops as a killed process would: its heartbeat and its messages
+   * stop, and its leases stay until they expire (`leaseMs` later).
+   */
+  readonly crash: (holder: string) => void;
+  /** Who holds the stream's lease now (expired or not), if anyone. */
+  readonly holderOf: (stream: string) => string | undefined;
+}
+
+interface Member {
+  /** Until when its heartbeat keeps its leases. */
+  until: number;
+  onMessage: (message: unknown) => void;
+  timer: unknown;
+  dead: boolean;
+}
+
+/**
+ * Leases held in a `Map`, heartbeats on `clock` (XState's `SimulatedClock` in
+ * tests), messages delivered on a later microtask as JSON (a copy).
+ *
+ * @example
+ * ```ts
+ * const leases = memoryLeases(clock);
+ * await leases.join("a", () => {});
+ * await leases.acquire("conversation/w1", "a"); // { _tag: "Taken", token: 1, tookOver: false }
+ * await leases.acquire("conversation/w1", "b"); // { _tag: "Held", holder: "a" }
+ * ```
+ */
+export const memoryLeases = (
+  clock: Clock,
+  options: { readonly leaseMs?: number; readonly heartbeatMs?: number } = {},
+): MemoryLeases => {
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const members = new Map<string, Member>();
+  const leases = new Map<string, Writer>();
+  let tokens = 0;
+  const alive = (holder: string) => {
+    const member = members.get(holder);
+    // A crashed host's leases last until its last heartbeat runs out, as a killed process's do.
+    return member !== undefined && member.until > clock.now();
+  };
+  const stopBeating = (member: Member) => {
+    member.dead = true;
+    if (member.timer !== undefined) clock.clearTimeout(member.timer);
+    member.timer = undefined;
+  };
+  return {
+    leaseMs,
+    join: async (holder, onMessage) => {
+      const member: Member = {
+        until: clock.now() + leaseMs,
+        onMessage,
+        timer: undefined,
+        dead: false,
+      };
+      members.set(holder, member);
+      const beat = () => {
+        member.until = clock.now() + leaseMs;
+        member.timer = clock.setTimeout(beat, heartbeatMs);
+      };
+      member.timer = clock.setTimeout(beat, heartbeatMs);
+      return {
+        leave: async () => {
+          stopBeating(member);
+          if (members.get(holder) === member) members.delete(holder);
+          for (const [stream, lease] of [...leases])
+            if (lease.holder === holder) leases.delete(stream);
+        },
+      };
+    },
+    acquire: async (stream, holder) => {
+      const lease = leases.get(stream);
+      if (lease !== undefined && lease.holder === holder)
+        return { _tag: "Taken", token: lease.token, tookOver: false };
+      if (lease !== undefined && alive(lease.holder)) return { _tag: "Held", holder: lease.holder };
+      const token = ++tokens;
+      leases.set(stream, { holder, token });
+      return { _tag: "Taken", token, tookOver: lease !== undefined };
+    },
+    release: async (stream, writer) => {
+      const lease = leases.get(stream);
+      if (lease?.holder === writer.holder && lease.token === writer.token) leases.delete(stream);
+    },
+    send: async (to, message) => {
+      const member = members.get(to);
+      if (member === undefined || member.dead) return;
+      const copy: unknown = JSON.parse(JSON.stringify(message));
+      queueMicrotask(() => {
+        if (!member.dead) member.onMessage(copy);
+      });
+    },
+    check: (stream, writer) => {
+      const lease = leases.get(stream);
+      if (lease?.holder !== writer.holder || lease.token !== writer.token)
+        throw new LeaseLost({ stream, holder: writer.holder });
+    },
+    crash: (holder) => {
+      const member = members.get(holder);
+      if (member === undefined) return;
+      stopBeating(member);
+    },
+    holderOf: (stream) => leases.get(stream)?.holder,
+  };
+};

@@ -1,0 +1,106 @@
+/**
+ * A window's prompt, confirm, select, stop and reset as its users call them
+ * (decision (aj)): done here when this host is the window's writer (or the
+ * store has no leases), or asked of the host that is, and answered for
+ * another host that asks this one.
+ */
+import { routeOf, selectionProblem } from "../runtime/log/selection.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+import { type AssistantWindow, promptRefused, SelectionRefused } from "./assistantWindow.ts";
+import type { Reply, Request } from "./hostMessages.ts";
+import type { Routing } from "./hostRouting.ts";
+import type { WindowLog } from "./windowLog.ts";
+import { answerAsHolder, type LocalOps, windowRemote } from "./windowRemote.ts";
+import { TRY_AGAIN, type WindowWriter } from "./windowWriter.ts";
+
+const unanswered = () =>
+  promptRefused("windowFailed", "the host writing this window did not answer; try again");
+
+/** The window's ops over its writer. */
+export const writerOps = (deps: {
+  readonly local: LocalOps;
+  readonly writer: WindowWriter;
+  readonly routing: Routing | undefined;
+  readonly clientId: string;
+  readonly owner: string;
+  readonly log: Pick<WindowLog, "appended$">;
+  readonly clock: Clock;
+  /** Waits for the conversation to start; refuses a prompt when it cannot. */
+  readonly ready: () => Promise<void>;
+  /** Waits for the conversation to start; refuses when the window failed or closed. */
+  readonly started: () => Promise<void>;
+  /** Waits for the log to say whose the window is; refuses another user. */
+  readonly owned: () => Promise<void>;
+}): Pick<AssistantWindow, "prompt" | "confirm" | "select" | "stop" | "reset"> & {
+  readonly answer: (request: Request) => Promise<Reply>;
+} => {
+  const { local, writer } = deps;
+  const remote =
+    deps.routing === undefined
+      ? undefined
+      : windowRemote({
+          routing: deps.routing,
+          clientId: deps.clientId,
+          owner: deps.owner,
+          log: deps.log,
+          clock: deps.clock,
+          // Takes the lease only if it is free or its holder died: then the turn is recorded ended.
+          probe: () => writer.ifFree(async () => undefined),
+        });
+  return {
+    prompt: async (input, options = {}) => {
+      await deps.ready();
+      if (remote === undefined) return local.prompt(input, options);
+      const { text, route } = typeof input === "string" ? { text: input, route: null } : input;
+      return writer.run(
+        () => local.prompt(input, options),
+        (holder) => remote.prompt(holder, { text, route: routeOf(route) }, options.onStarted),
+        () => {
+          throw unanswered();
+        },
+      );
+    },
+    confirm: async (confirmId, accept, echo = {}) => {
+      await deps.owned();
+      return writer.run(
+        () => local.confirm(confirmId, accept, echo),
+        async (holder) => (remote ? remote.confirm(holder, confirmId, accept, echo) : TRY_AGAIN),
+        () => ({ _tag: "UnknownConfirmation" }),
+      );
+    },
+    select: async (kind, ids, options = {}) => {
+      const problem = selectionProblem(kind, ids);
+      if (problem !== undefined) throw new SelectionRefused({ detail: problem });
+      await deps.started();
+      return writer.run(
+        () => local.select(kind, ids, options),
+        async (holder) => (remote ? remote.select(holder, kind, ids, options) : TRY_AGAIN),
+        () => {
+          throw unanswered();
+        },
+      );
+    },
+    stop: () => {
+      if (remote === undefined) return local.stop();
+      void writer
+        .run(
+          async () => local.stop(),
+          (holder) => remote.stop(holder),
+          () => undefined,
+        )
+        .catch(() => undefined);
+    },
+    reset: async () => {
+      await deps.started();
+      return writer.run(
+        () => local.reset(),
+        async (holder) => (remote ? remote.reset(holder) : TRY_AGAIN),
+        () => {
+          throw unanswered();
+        },
+      );
+    },
+    answer: (request) =>
+      answerAsHolder(request, { owner: deps.owner, asHolder: writer.asHolder, local }),
+  };
+};

@@ -1,0 +1,246 @@
+/**
+ * A window's requests to the host that writes it, and its answers to the
+ * requests of others (decision (aj)). What the holder does is told through
+ * the log: a prompt's turn is followed here as the log is read, so its end
+ * is the same event on every host.
+ */
+import { isTurnEnd, type LogEvent, type TurnEnd } from "../runtime/log/events.ts";
+import type { Clock } from "../runtime/ports/clock.ts";
+import {
+  type PromptInput,
+  PromptRefused,
+  SelectionRefused,
+  WindowOwnerMismatch,
+} from "./assistantWindow.ts";
+import type { AnswerResult } from "./confirmationBroker.ts";
+import { type Reply, type Request, refusedReply } from "./hostMessages.ts";
+import type { Routing } from "./hostRouting.ts";
+import type { WindowLog } from "./windowLog.ts";
+import { TRY_AGAIN } from "./windowWriter.ts";
+
+/** What a window does for a request, as its writer (the holder's side). */
+export interface LocalOps {
+  readonly prompt: (
+    input: PromptInput,
+    options: { readonly onStarted?: (turn: number) => void },
+  ) => Promise<TurnEnd>;
+  readonly confirm: (
+    confirmId: string,
+    accept: boolean,
+    echo: { readonly tool?: string; readonly args?: unknown },
+  ) => Promise<AnswerResult>;
+  readonly stop: () => void;
+  readonly reset: () => Promise<void>;
+  readonly select: (
+    kind: string,
+    ids: ReadonlyArray<string | number>,
+    options: { readonly route?: string | null },
+  ) => Promise<void>;
+}
+
+/** The error a `Refused` reply carries, made again here. */
+const refusal = (reply: Extract<Reply, { _tag: "Refused" }>, clientId: string): Error => {
+  if (reply.error === "PromptRefused")
+    return new PromptRefused({
+      reason: (reply.reason ?? "windowFailed") as PromptRefused["reason"],
+      message: reply.message,
+    });
+  if (reply.error === "SelectionRefused")
+    return new SelectionRefused({ detail: reply.message.replace(/^selection refused: /, "") });
+  if (reply.error === "WindowOwnerMismatch") return new WindowOwnerMismatch({ clientId });
+  return new Error(reply.message);
+};
+
+const ANSWERS = new Set(["Answered", "UnknownConfirmation", "OtherWindow", "Mismatch"]);
+
+/**
+ * The requests of one window to its writer.
+ *
+ * @example
+ * ```ts
+ * const remote = windowRemote({ routing, clientId, owner, log, clock, probe });
+ * const end = await remote.prompt("host-b", { text: "Hi", route: null }, {});
+ * ```
+ */
+export const windowRemote = (deps: {
+  readonly routing: Routing;
+  readonly clientId: string;
+  readonly owner: string;
+  readonly log: Pick<WindowLog, "appended$">;
+  readonly clock: Clock;
+  /** Takes the lease if its holder died (recording its turn interrupted), else does nothing. */
+  readonly probe: () => Promise<unknown>;
+}) => {
+  const { routing, clientId, owner } = deps;
+  const ask = (holder: string, request: Parameters<Routing["ask"]>[1]) =>
+    routing.ask(holder, request);
+
+  return {
+    prompt: async (
+      holder: string,
+      input: { readonly text: string; readonly route: string | null },
+      onStarted: ((turn: number) => void) | undefined,
+    ): Promise<TurnEnd | typeof TRY_AGAIN> => {
+      // Listened to before asking: the turn's end may be read before the reply comes.
+      const ends = new Map<number, TurnEnd>();
+      let wanted: number | undefined;
+      let settle: (end: TurnEnd) => void = () => {};
+      let fail: (error: unknown) => void = () => {};
+      const ended = new Promise<TurnEnd>((resolve, reject) => {
+        settle = resolve;
+        fail = reject;
+      });
+      const subscription = deps.log.appended$.subscribe({
+        next: (event: LogEvent) => {
+          if (!isTurnEnd(event)) return;
+          ends.set(event.turn, event);
+          if (event.turn === wanted) settle(event);
+        },
+        complete: () =>
+          fail(
+            new PromptRefused({
+              reason: "closed",
+              message: "this window closed before the turn ended",
+            }),
+          ),
+      });
+      let probing: unknown;
+      try {
+        const reply = await ask(holder, { _tag: "Prompt", clientId, owner, ...input });
+        if (reply._tag === "NotHolder") return TRY_AGAIN;
+        if (reply._tag === "Refused") throw refusal(reply, clientId);
+        if (reply._tag !== "Started") return TRY_AGAIN;
+        wanted = reply.turn;
+        onStarted?.(reply.turn);
+        const known = ends.get(reply.turn);
+        if (known !== undefined) return known;
+        // Should the holder die, the next taker records the turn interrupted: this host tries.
+        const probe = () => {
+          probing = deps.clock.setTimeout(() => {
+            void deps.probe().finally(probe);
+          }, routing.leases.leaseMs);
+        };
+        probe();
+        return await ended;
+      } finally {
+        subscription.unsubscribe();
+        if (probing !== undefined) deps.clock.clearTimeout(probing);
+        probing = undefined;
+      }
+    },
+    confirm: async (
+      holder: string,
+      confirmId: string,
+      accept: boolean,
+      echo: { readonly tool?: string; readonly args?: unknown },
+    ): Promise<AnswerResult | typeof TRY_AGAIN> => {
+      const reply = await ask(holder, {
+        _tag: "Confirm",
+        clientId,
+        owner,
+        confirmId,
+        accept,
+        ...echo,
+      });
+      if (reply._tag === "Refused") throw refusal(reply, clientId);
+      return ANSWERS.has(reply._tag) ? (reply as AnswerResult) : TRY_AGAIN;
+    },
+    stop: async (holder: string): Promise<undefined | typeof TRY_AGAIN> => {
+      const reply = await ask(holder, { _tag: "Stop", clientId, owner });
+      return reply._tag === "Done" ? undefined : TRY_AGAIN;
+    },
+    reset: async (holder: string): Promise<undefined | typeof TRY_AGAIN> => {
+      const reply = await ask(holder, { _tag: "Reset", clientId, owner });
+      if (reply._tag === "Refused") throw refusal(reply, clientId);
+      return reply._tag === "Done" ? undefined : TRY_AGAIN;
+    },
+    select: async (
+      holder: string,
+      kind: string,
+      ids: ReadonlyArray<string | number>,
+      route: { readonly route?: string | null },
+    ): Promise<undefined | typeof TRY_AGAIN> => {
+      const reply = await ask(holder, {
+        _tag: "Select",
+        clientId,
+        owner,
+        kind,
+        ids: [...ids],
+        ...route,
+      });
+      if (reply._tag === "Refused") throw refusal(reply, clientId);
+      return reply._tag === "Done" ? undefined : TRY_AGAIN;
+    },
+  };
+};
+
+/**
+ * What this host answers another's request for a window it writes: `NotHolder`
+ * when it does not write it now (the asker takes the lease or asks again).
+ */
+export const answerAsHolder = async (
+  request: Request,
+  window: {
+    readonly owner: string;
+    /** Runs the body as the holder, keeping the lease until it settles; `undefined` when not the holder. */
+    readonly asHolder: <T>(body: () => Promise<T>) => Promise<T> | undefined;
+    readonly local: LocalOps;
+  },
+): Promise<Reply> => {
+  if (request.owner !== window.owner)
+    return refusedReply(new WindowOwnerMismatch({ clientId: request.clientId }));
+  const { local } = window;
+  const notHolder: Reply = { _tag: "NotHolder" };
+  try {
+    switch (request._tag) {
+      case "Prompt":
+        return await new Promise<Reply>((resolve) => {
+          // The lease is kept until the turn ends; the asker hears once it started.
+          const turn = window.asHolder(() =>
+            local.prompt(
+              { text: request.text, route: request.route },
+              { onStarted: (started) => resolve({ _tag: "Started", turn: started }) },
+            ),
+          );
+          if (turn === undefined) resolve(notHolder);
+          else turn.catch((error: unknown) => resolve(refusedReply(error)));
+        });
+      case "Confirm":
+        return (
+          (await window.asHolder(() =>
+            local.confirm(request.confirmId, request.accept, {
+              ...(request.tool === undefined ? {} : { tool: request.tool }),
+              ...(request.args === undefined ? {} : { args: request.args }),
+            }),
+          )) ?? notHolder
+        );
+      case "Stop":
+        return (
+          (await window.asHolder(async (): Promise<Reply> => {
+            local.stop();
+            return { _tag: "Done" };
+          })) ?? notHolder
+        );
+      case "Reset":
+        return (
+          (await window.asHolder(async (): Promise<Reply> => {
+            await local.reset();
+            return { _tag: "Done" };
+          })) ?? notHolder
+        );
+      case "Select":
+        return (
+          (await window.asHolder(async (): Promise<Reply> => {
+            await local.select(
+              request.kind,
+              request.ids,
+              request.route === undefined ? {} : { route: request.route },
+            );
+            return { _tag: "Done" };
+          })) ?? notHolder
+        );
+    }
+  } catch (error) {
+    return refusedReply(error);
+  }
+};

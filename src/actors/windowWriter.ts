@@ -1,0 +1,161 @@
+/**
+ * A window's side of its lease (decision (aj)): on a store several hosts
+ * share, what the user asks is done by the host that holds the window's
+ * lease. This host takes the lease when it is free (reading first what other
+ * hosts wrote, and recording as interrupted a turn the log shows running,
+ * which no live host can be running then), or asks the holder; and it gives
+ * the lease back once the window's turn has ended and nothing is being
+ * written. On a store without leases everything is done here, as before.
+ */
+import type { Writer } from "../runtime/log/writerLeases.ts";
+import type { Routing } from "./hostRouting.ts";
+
+/** A remote's answer meaning "that host no longer writes the window": take the lease, or ask again. */
+export const TRY_AGAIN: unique symbol = Symbol("tryAgain");
+
+/** How many times an op asks again before it gives up. */
+const ATTEMPTS = 4;
+
+export interface WindowWriter {
+  /** Whether the store has leases (several hosts may share it). */
+  readonly leased: boolean;
+  /** The lease this host's appends are made under: none when not held (or no leases). */
+  readonly current: () => Writer | undefined;
+  /** Whether this host holds the window's lease now. */
+  readonly holds: () => boolean;
+  /**
+   * Does `local` here as the window's writer, taking the lease if it is
+   * free; when another live host holds it, `remote(holder)` asks it there.
+   * A remote that says {@link TRY_AGAIN} (the lease moved) is tried again,
+   * and after a few tries `gaveUp` answers.
+   */
+  readonly run: <T>(
+    local: () => Promise<T>,
+    remote: (holder: string) => Promise<T | typeof TRY_AGAIN>,
+    gaveUp: () => T,
+  ) => Promise<T>;
+  /** Does `body` as the writer if the lease is free (or its holder died); nothing if it is held. */
+  readonly ifFree: (body: () => Promise<void>) => Promise<void>;
+  /**
+   * Does `body` as the holder, for another host's request: the lease is kept
+   * until it settles. `undefined` (and `body` not run) when this host does
+   * not hold the lease now.
+   */
+  readonly asHolder: <T>(body: () => Promise<T>) => Promise<T> | undefined;
+  /** Gives the lease back once the window is idle and its log written: call after each write. */
+  readonly settle: () => void;
+  /** The store refused an append under the lease (`LeaseLost`): it is forgotten. */
+  readonly lost: () => void;
+}
+
+/**
+ * The writer of one window.
+ *
+ * @example
+ * ```ts
+ * const writer = windowWriter({ routing, stream, logIdle, idle, onTaken });
+ * const end = await writer.run(() => promptHere(input), (holder) => askHolder(holder, input), refuse);
+ * ```
+ */
+export const windowWriter = (deps: {
+  readonly routing: Routing | undefined;
+  readonly stream: string;
+  /** Resolves once every append queued so far has settled. */
+  readonly logIdle: () => Promise<void>;
+  /** Whether the window has nothing running: no turn, no question waiting. */
+  readonly idle: () => boolean;
+  /** The lease was taken anew: read what others wrote, record an orphaned turn interrupted. */
+  readonly onTaken: (writer: Writer) => Promise<void>;
+}): WindowWriter => {
+  const routing = deps.routing;
+  let writer: Writer | undefined;
+  /** Ops running now (a prompt runs until its turn ends): the lease is kept while any does. */
+  let ops = 0;
+  /** Takings and givings-back, one at a time: a give-back never cuts an op that took the lease. */
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(body: () => Promise<T>): Promise<T> => {
+    const next = chain.then(body);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  const take = () =>
+    serial(async (): Promise<{ readonly holder: string } | undefined> => {
+      if (routing === undefined || writer !== undefined) return undefined;
+      await routing.join();
+      const taking = await routing.leases.acquire(deps.stream, routing.hostId);
+      if (taking._tag === "Held") return { holder: taking.holder };
+      const taken = { holder: routing.hostId, token: taking.token };
+      writer = taken;
+      try {
+        await deps.onTaken(taken);
+      } catch (error) {
+        // Not caught up, so not the writer: given back, and the op fails with the reason.
+        writer = undefined;
+        await routing.leases.release(deps.stream, taken).catch(() => undefined);
+        throw error;
+      }
+      return undefined;
+    });
+
+  const settle = () => {
+    if (routing === undefined || writer === undefined || ops > 0) return;
+    void serial(async () => {
+      await deps.logIdle();
+      const held = writer;
+      if (held === undefined || ops > 0 || !deps.idle()) return;
+      writer = undefined;
+      await routing.leases.release(deps.stream, held).catch(() => undefined);
+    });
+  };
+
+  const run: WindowWriter["run"] = async (local, remote, gaveUp) => {
+    if (routing === undefined) return local();
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      ops++;
+      try {
+        const held = await take();
+        if (held === undefined) return await local();
+        const answer = await remote(held.holder);
+        if (answer !== TRY_AGAIN) return answer;
+      } finally {
+        ops--;
+        settle();
+      }
+    }
+    return gaveUp();
+  };
+
+  return {
+    leased: routing !== undefined,
+    current: () => writer,
+    holds: () => writer !== undefined,
+    run,
+    ifFree: (body) =>
+      run(
+        body,
+        async () => undefined,
+        () => undefined,
+      ),
+    asHolder: (body) => {
+      if (writer === undefined) return undefined;
+      ops++;
+      const done = (async () => body())();
+      void done.then(
+        () => {
+          ops--;
+          settle();
+        },
+        () => {
+          ops--;
+          settle();
+        },
+      );
+      return done;
+    },
+    settle,
+    lost: () => {
+      writer = undefined;
+    },
+  };
+};
