@@ -19,7 +19,8 @@ export interface Routing {
   readonly leases: WriterLeases;
   /**
    * Asks `to` (a window's writer) and resolves with its reply; `NotHolder`
-   * when none came in twice the lease time (the holder died, or never got it).
+   * when none came within the lease time (the holder died, or never got it:
+   * by then a dead holder's lease has lapsed, and the asker takes it over).
    */
   readonly ask: (to: string, request: Unaddressed) => Promise<Reply>;
   /** Joins the store's hosts, once; until then this host gets no message. */
@@ -80,7 +81,7 @@ export const hostRouting = (
       await join();
       const id = ++asked;
       return new Promise<Reply>((resolve) => {
-        const timer = clock.setTimeout(() => settle({ _tag: "NotHolder" }), leases.leaseMs * 2);
+        const timer = clock.setTimeout(() => settle({ _tag: "NotHolder" }), leases.leaseMs);
         const settle = (reply: Reply) => {
           if (!waiting.delete(id)) return;
           clock.clearTimeout(timer);
