@@ -27,6 +27,7 @@ export {
 export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
+export type { SharedMemory, SharedMemoryStore } from "./actors/memoryStore.ts";
 export { memoryStore } from "./actors/memoryStore.ts";
 export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { MAX_BEHIND, PromptRefused, SelectionRefused } from "./actors/window.ts";
@@ -104,6 +105,13 @@ export type {
   UsageState,
 } from "./runtime/log/projections.ts";
 export { history, selections, status, usage } from "./runtime/log/projections.ts";
+export type {
+  LeaseTaking,
+  Membership,
+  Writer,
+  WriterLeases,
+} from "./runtime/log/writerLeases.ts";
+export { LeaseLost } from "./runtime/log/writerLeases.ts";
 export type { Clock } from "./runtime/ports/clock.ts";
 export { systemClock } from "./runtime/ports/clock.ts";
 export type { Ids } from "./runtime/ports/ids.ts";

@@ -136,9 +136,11 @@ const stopAll = async (code: number) => {
   process.exit(code);
 };
 // A Ctrl-C reaches the instances too (one process group); PostgreSQL runs in
-// a session of its own and is stopped here, after them.
-process.once("SIGINT", () => void stopAll(0));
-process.once("SIGTERM", () => void stopAll(0));
+// a session of its own and is stopped here, after them. Every signal is
+// heard, not only the first: tsx passes one on and the group gets it too, and
+// a second one unheard would end this process before PostgreSQL is stopped.
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
 
 try {
   if (databaseUrl === undefined) {

@@ -156,4 +156,41 @@ describe("hosts sharing a store: one writer per window, any host serves it", () 
     // Host 0's late writes (a zombie) are refused: its lease is gone.
     expect((await c.store.read(STREAM)).filter((e) => e._tag === "Failed")).toHaveLength(1);
   });
+
+  it("the window's owner holds on every host: another user's prompt there is refused and writes nothing", async () => {
+    const c = cluster(fakeModel().says("Ada's answer."), 2);
+    open = c.hosts;
+    const [a] = c.windows;
+    expect((await a?.prompt("mine"))?._tag).toBe("Answered");
+    const before = await c.store.read(STREAM);
+    const bob: TestUser = { name: "Bob", abilities: ["customers.*"] };
+    // Bob on a host that had not opened w: the log names Ada.
+    const third = createHost(c.hosts[0]?.app as Host["app"], {
+      model: fakeModel().says("never"),
+      store: c.store,
+      clock: c.clock,
+      hostId: "h-bob",
+    });
+    open = [...c.hosts, third];
+    await expect(third.window("w", { user: bob }).prompt("show me")).rejects.toMatchObject({
+      _tag: "WindowOwnerMismatch",
+    });
+    expect(await c.store.read(STREAM)).toEqual(before);
+    expect(c.store.leases.holderOf(STREAM)).toBeUndefined();
+  });
+
+  it("a window on another host is not closed as idle while a turn runs on the holder; its goodbye stops the turn there", async () => {
+    const c = cluster(fakeModel().toolCall("customers_delete", { id: 1 }), 2);
+    open = c.hosts;
+    const [a, b] = c.windows;
+    const end = a?.prompt("delete 1");
+    await vi.waitFor(() => expect(c.confirmIds()).toHaveLength(1));
+    // Host 1 runs no turn itself, but its window's log shows one running: it is busy, not idle.
+    expect(b?.running()).toBe(true);
+    expect(c.hosts[1]?.openWindows()).toBe(1);
+    await c.hosts[1]?.closeWindow("w", { user: ada });
+    expect((await end)?._tag).toBe("Stopped");
+    expect(c.spies.runs.get("customers_delete")).toBeUndefined();
+    expect(c.hosts[1]?.openWindows()).toBe(0);
+  });
 });

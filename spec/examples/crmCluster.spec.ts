@@ -131,6 +131,50 @@ describe.skipIf(!havePostgres)(postgresSuite("the example CRM as a cluster"), ()
     await stream.done.catch(() => {});
   });
 
+  it("a deletion asked through one instance is confirmed through another, and runs once", async () => {
+    const client = "cluster-spec-delete";
+    const headers = { ...HEADERS, "x-elyra-client": client, "content-type": "application/json" };
+    const controller = new AbortController();
+    const opened = await through("/__assistant/events", { headers, signal: controller.signal });
+    const stream = readSse(opened.response);
+    stream.done.catch(() => undefined);
+    const asked = await through("/__assistant/prompt", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ text: "delete customer 7", route: "/customers" }),
+    });
+    expect(asked.response.status).toBe(202);
+    const confirmIds = () =>
+      stream.events().flatMap((e) => (e._tag === "ConfirmRequested" ? [e.confirmId] : []));
+    await vi.waitFor(() => expect(confirmIds()).toHaveLength(1), { timeout: 15_000 });
+    const answered = await through("/__assistant/confirm", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ confirmId: confirmIds()[0], accept: true }),
+    });
+    // Answered by an instance that is not the one running the turn: it asked the holder.
+    expect(answered.instance).not.toBe(asked.instance);
+    expect(await answered.response.json()).toEqual({
+      result: { _tag: "Answered", answer: "accepted" },
+    });
+    await vi.waitFor(() => expect(stream.events().at(-1)).toMatchObject({ _tag: "Answered" }), {
+      timeout: 15_000,
+    });
+    const finished = stream.events().filter((e) => e._tag === "ToolFinished");
+    expect(finished).toHaveLength(1);
+    expect(stream.events().at(-1)).toMatchObject({
+      text: expect.stringMatching(/^Deleted customer 7/),
+    });
+    // Once: a second answer, through any instance, finds nothing to answer.
+    const again = await through("/__assistant/confirm", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ confirmId: confirmIds()[0], accept: true }),
+    });
+    expect(await again.response.json()).toEqual({ result: { _tag: "UnknownConfirmation" } });
+    controller.abort();
+  });
+
   it("answers 502 for a target that is down, and keeps serving the others", async () => {
     await instances[1]?.close();
     const answered: string[] = [];

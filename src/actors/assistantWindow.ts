@@ -146,6 +146,8 @@ export interface AssistantWindow {
   readonly failed: () => boolean;
   /** The seq of the last stored event. */
   readonly lastSeq: () => number;
+  /** Whether the log shows a turn running: on this host, or (on a shared store) on the one writing the window. */
+  readonly running: () => boolean;
   /** Waits until every event so far is stored. */
   readonly settled: () => Promise<void>;
   /** Stops the actor; a memory store forgets the log, a durable one keeps it. */

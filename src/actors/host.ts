@@ -335,6 +335,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const known = windows.get(clientId);
       if (known === undefined) return;
       if (known.owner !== userKey(user)) throw new WindowOwnerMismatch({ clientId });
+      // A turn another host runs for this window is stopped there, as closing stops one here.
+      if (known.window.running()) known.window.stop();
       await known.window.close();
     },
     openWindows: () => windows.size,

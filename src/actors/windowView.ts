@@ -30,6 +30,7 @@ export type WindowView = Pick<
   | "failed"
   | "lastSeq"
   | "settled"
+  | "running"
 >;
 
 /** A window's view, over its log and the window's state as it is now. */
@@ -82,6 +83,8 @@ export const windowView = (w: {
         streams > 0 ||
         (!w.closed() && w.failed() === undefined && actor === undefined) ||
         (actor !== undefined && !actor.getSnapshot().matches("idle")) ||
+        // On a shared store, a turn another host runs: this host's streams and goodbye follow it.
+        log.status().running ||
         w.questions() > 0 ||
         w.live.queries(w.clientId).length > 0
       );
@@ -99,6 +102,7 @@ export const windowView = (w: {
     },
     failed: () => w.failed() !== undefined,
     lastSeq: () => log.lastSeq(),
+    running: () => log.status().running,
     settled: async () => {
       await w.starting();
       await log.idle();

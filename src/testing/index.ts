@@ -7,7 +7,13 @@
 import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
 
 export { confirmationBroker } from "../actors/confirmationBroker.ts";
-export { memoryStore } from "../actors/memoryStore.ts";
+export {
+  type MemoryLeases,
+  memoryLeases,
+  memoryStore,
+  type SharedMemory,
+  type SharedMemoryStore,
+} from "../actors/memoryStore.ts";
 export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
 export { memorySecrets } from "../runtime/ports/secrets.ts";
 export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
