@@ -92,9 +92,20 @@ export const memoryLeases = (
     },
     acquire: async (stream, holder) => {
       const lease = leases.get(stream);
+      if (lease !== undefined && lease.holder !== holder && alive(lease.holder))
+        return { _tag: "Held", holder: lease.holder };
+      // The taker's heartbeat is fresh from now, whether or not it joined (as on PostgreSQL).
+      const member = members.get(holder);
+      if (member === undefined)
+        members.set(holder, {
+          until: clock.now() + leaseMs,
+          onMessage: () => {},
+          timer: undefined,
+          dead: true,
+        });
+      else if (!member.dead) member.until = clock.now() + leaseMs;
       if (lease !== undefined && lease.holder === holder)
         return { _tag: "Taken", token: lease.token, tookOver: false };
-      if (lease !== undefined && alive(lease.holder)) return { _tag: "Held", holder: lease.holder };
       const token = ++tokens;
       leases.set(stream, { holder, token });
       return { _tag: "Taken", token, tookOver: lease !== undefined };

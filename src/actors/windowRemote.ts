@@ -105,6 +105,7 @@ export const windowRemote = (deps: {
           ),
       });
       let probing: unknown;
+      let over = false;
       try {
         const reply = await ask(holder, { _tag: "Prompt", clientId, owner, ...input });
         if (reply._tag === "NotHolder") return TRY_AGAIN;
@@ -116,6 +117,7 @@ export const windowRemote = (deps: {
         if (known !== undefined) return known;
         // Should the holder die, the next taker records the turn interrupted: this host tries.
         const probe = () => {
+          if (over) return;
           probing = deps.clock.setTimeout(() => {
             void deps.probe().finally(probe);
           }, routing.leases.leaseMs);
@@ -123,6 +125,8 @@ export const windowRemote = (deps: {
         probe();
         return await ended;
       } finally {
+        // A probe still running when the turn ended schedules no other.
+        over = true;
         subscription.unsubscribe();
         if (probing !== undefined) deps.clock.clearTimeout(probing);
         probing = undefined;

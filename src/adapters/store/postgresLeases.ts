@@ -73,19 +73,20 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
     ON CONFLICT (holder) DO UPDATE SET expires_at = EXCLUDED.expires_at`;
   const beat = (query: Query, holder: string) => query(BEAT, [holder, t.leaseMs]);
   const deliver = async (holder: string, onMessage: (message: unknown) => void, id?: number) => {
+    // A message older than a lease is dropped, not done: its sender gave up on it by then, and
+    // a stop read late (after a dropped LISTEN connection) must not stop a later turn.
+    const fresh = `id, body::text AS body,
+      at > clock_timestamp() - ${t.leaseMs} * interval '1 millisecond' AS fresh`;
     const rows =
       id === undefined
-        ? await t.query(
-            `DELETE FROM ${t.messages} WHERE to_host = $1 RETURNING id, body::text AS body`,
-            [holder],
-          )
+        ? await t.query(`DELETE FROM ${t.messages} WHERE to_host = $1 RETURNING ${fresh}`, [holder])
         : await t.query(
-            `DELETE FROM ${t.messages} WHERE id = $1 AND to_host = $2 RETURNING id, body::text AS body`,
+            `DELETE FROM ${t.messages} WHERE id = $1 AND to_host = $2 RETURNING ${fresh}`,
             [id, holder],
           );
-    const sorted = [...(rows as ReadonlyArray<{ id: string; body: string }>)].sort(
-      (a, b) => Number(a.id) - Number(b.id),
-    );
+    const sorted = [...(rows as ReadonlyArray<{ id: string; body: string; fresh: boolean }>)]
+      .filter((row) => row.fresh)
+      .sort((a, b) => Number(a.id) - Number(b.id));
     for (const row of sorted) {
       try {
         onMessage(JSON.parse(row.body));
@@ -113,11 +114,15 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
             .catch(() => undefined);
       }, t.heartbeatMs);
       timer.unref();
+      // One read at a time, in the order the notices came: messages reach the host as sent.
+      let reading: Promise<void> = Promise.resolve();
+      const read = (id?: number) => {
+        reading = reading.then(() => deliver(holder, onMessage, id)).catch(() => undefined);
+      };
       const stop = t.notices((notice) => {
         // After a drop of the LISTEN connection, every message waiting for this host is read.
-        if (notice._tag === "Resync") void deliver(holder, onMessage).catch(() => undefined);
-        else if (notice._tag === "Message" && notice.to === holder)
-          void deliver(holder, onMessage, notice.id).catch(() => undefined);
+        if (notice._tag === "Resync") read();
+        else if (notice._tag === "Message" && notice.to === holder) read(notice.id);
       });
       return {
         leave: async () => {
@@ -139,11 +144,11 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
            WHERE l.stream = $1`,
           [stream],
         )) as ReadonlyArray<{ holder: string; token: string; alive: boolean }>;
-        if (lease !== undefined && lease.holder === holder)
-          return { _tag: "Taken", token: Number(lease.token), tookOver: false };
-        if (lease?.alive) return { _tag: "Held", holder: lease.holder };
+        if (lease?.alive && lease.holder !== holder) return { _tag: "Held", holder: lease.holder };
         // The taker's heartbeat is fresh from now, whether or not it joined.
         await beat(query, holder);
+        if (lease !== undefined && lease.holder === holder)
+          return { _tag: "Taken", token: Number(lease.token), tookOver: false };
         const [next] = (await query(
           `INSERT INTO ${t.leases} (stream, holder, token) VALUES ($1, $2, nextval('${t.tokens}'))
            ON CONFLICT (stream) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token

@@ -262,6 +262,13 @@ export const postgresStore = (
       );
       await ready();
       if (rows.length === 0) {
+        if (writer !== undefined) {
+          const [found] = await withConnection((query) =>
+            query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]),
+          );
+          if ((found as { held: boolean }).held !== true)
+            throw new LeaseLost({ stream, holder: writer.holder });
+        }
         const actualSeq = await lastSeq(stream);
         if (actualSeq !== expectedSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
         return [];
