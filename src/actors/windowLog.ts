@@ -132,6 +132,10 @@ class LogOfWindow implements WindowLog {
   #queue: Promise<unknown> = Promise.resolve();
   #lastSeq = 0;
   #epoch: string | undefined;
+  /** A catch-up queued and not yet reading: later notices join it. */
+  #catchingUp: Promise<"kept" | "foreign"> | undefined;
+  /** The reload in flight: a catch-up waits for it (it reads the log from its start). */
+  #reloading: Promise<unknown> = Promise.resolve();
   /**
    * What the store refused last, until the log is read again: the appends
    * queued behind a refused one are refused with it, so the stored log never
@@ -207,18 +211,28 @@ class LogOfWindow implements WindowLog {
 
   catchUp(toSeq: number | undefined, owner: string): Promise<"kept" | "foreign"> {
     if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve("kept");
-    // In the queue, so an append of this host never runs between the read and the events kept.
-    const done = this.#queue.then(async (): Promise<"kept" | "foreign"> => {
-      if (toSeq !== undefined && toSeq <= this.#lastSeq) return "kept";
-      const end = toSeq ?? (await this.#store.lastSeq(this.stream));
-      const events = await this.#store.read(this.stream, this.#lastSeq, end);
-      // Another user's window (two hosts each opened it for a different user): none of it is shown.
-      if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
-      for (const event of events) if (event.seq > this.#lastSeq) this.#accept(event);
-      // Rows of types this code does not know are skipped, and still counted.
-      this.#lastSeq = Math.max(this.#lastSeq, end);
-      return "kept";
-    });
+    // One catch-up waits at a time: the notices of a burst of appends make one read, not one each.
+    if (this.#catchingUp !== undefined && toSeq !== undefined) return this.#catchingUp;
+    // In the queue, so an append of this host never runs between the read and the events kept;
+    // and after a reload in flight, which reads the log from its start anyway.
+    const done = Promise.all([this.#queue, this.#reloading]).then(
+      async (): Promise<"kept" | "foreign"> => {
+        this.#catchingUp = undefined;
+        if (toSeq !== undefined && toSeq <= this.#lastSeq) return "kept";
+        const from = this.#lastSeq;
+        // To the end as it is now, not only to `toSeq`: the appends told after this one are read
+        // too. Without a seq told, the store's own last seq, which counts rows `read` skips.
+        const end = toSeq === undefined ? await this.#store.lastSeq(this.stream) : undefined;
+        const events = await this.#store.read(this.stream, from, end);
+        // Another user's window (two hosts each opened it for a different user): none of it is shown.
+        if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
+        for (const event of events) if (event.seq > this.#lastSeq) this.#accept(event);
+        // Rows of types this code does not know are skipped, and still counted.
+        this.#lastSeq = Math.max(this.#lastSeq, end ?? 0, toSeq ?? 0);
+        return "kept";
+      },
+    );
+    if (toSeq !== undefined) this.#catchingUp = done;
     this.#queue = done.catch(() => undefined);
     return done;
   }
@@ -227,7 +241,13 @@ class LogOfWindow implements WindowLog {
     return this.#refused !== undefined;
   }
 
-  async reload(): Promise<ReadonlyArray<LogEvent>> {
+  reload(): Promise<ReadonlyArray<LogEvent>> {
+    const reloaded = this.#reload();
+    this.#reloading = reloaded.catch(() => undefined);
+    return reloaded;
+  }
+
+  async #reload(): Promise<ReadonlyArray<LogEvent>> {
     await this.#queue;
     // The store's own last seq, asked first: `read` skips events of types this code does not
     // know (a newer version's), so the last one read may be older than the stream's last.
