@@ -48,6 +48,35 @@ describe("a window's log on two hosts of one store", () => {
   });
 });
 
+describe("a window opened on a host whose store's feed starts with Resync", () => {
+  it("reads its log once, not once for the reload and again for the Resync", async () => {
+    const inner: EventStore = { ...memoryStore(), durable: true };
+    const written = createHost(spyApp(), { model: fakeModel().says("Hi."), store: inner });
+    expect((await written.window("w", { user: ada }).prompt("hello"))._tag).toBe("Answered");
+    const reads: number[] = [];
+    const store: EventStore = {
+      ...inner,
+      read: (stream, fromSeq, toSeq) => {
+        reads.push(fromSeq ?? 0);
+        return inner.read(stream, fromSeq, toSeq);
+      },
+      // As postgresStore does when it starts listening: every reader reads again.
+      changes: (listener) => {
+        const stop = inner.changes?.(listener) ?? (() => {});
+        listener({ _tag: "Resync" });
+        return stop;
+      },
+    };
+    const reader = createHost(spyApp(), { model: fakeModel(), store });
+    const window = reader.window("w", { user: ada });
+    await window.settled();
+    expect(window.lastSeq()).toBe(await inner.lastSeq("conversation/w"));
+    expect(reads.filter((from) => from === 0)).toHaveLength(1);
+    await written.close();
+    await reader.close();
+  });
+});
+
 describe("two hosts that each opened a window for a different user", () => {
   it("the host whose user does not own the log shows none of it, and closes the window", async () => {
     // A durable store shared by two hosts: each opened window w, for a different user.

@@ -99,9 +99,10 @@ export const memoryLeases = (
       if (member === undefined)
         members.set(holder, {
           until: clock.now() + leaseMs,
+          // Not joined: no heartbeat of its own, and what is sent to it is dropped.
           onMessage: () => {},
           timer: undefined,
-          dead: true,
+          dead: false,
         });
       else if (!member.dead) member.until = clock.now() + leaseMs;
       if (lease !== undefined && lease.holder === holder)

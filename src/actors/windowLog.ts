@@ -134,6 +134,8 @@ class LogOfWindow implements WindowLog {
   #epoch: string | undefined;
   /** A catch-up queued and not yet reading: later notices join it. */
   #catchingUp: Promise<"kept" | "foreign"> | undefined;
+  /** Whether the log has been (or is being) read: until then there is nothing to catch up with. */
+  #reading = false;
   /** The reload in flight: a catch-up waits for it (it reads the log from its start). */
   #reloading: Promise<unknown> = Promise.resolve();
   /**
@@ -210,6 +212,8 @@ class LogOfWindow implements WindowLog {
   }
 
   catchUp(toSeq: number | undefined, owner: string): Promise<"kept" | "foreign"> {
+    // Not read yet: the first reload reads everything stored by then, this append included.
+    if (!this.#reading) return Promise.resolve("kept");
     if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve("kept");
     // One catch-up waits at a time: the notices of a burst of appends make one read, not one each.
     if (this.#catchingUp !== undefined && toSeq !== undefined) return this.#catchingUp;
@@ -242,6 +246,7 @@ class LogOfWindow implements WindowLog {
   }
 
   reload(): Promise<ReadonlyArray<LogEvent>> {
+    this.#reading = true;
     const reloaded = this.#reload();
     this.#reloading = reloaded.catch(() => undefined);
     return reloaded;
