@@ -103,10 +103,13 @@ export const openWindow = (
     if (running && (actor === undefined || actor.getSnapshot().matches("idle")))
       await record({ _tag: "Failed", turn, error: INTERRUPTED });
   };
-  /** Whether the conversation has nothing running: no turn, no question waiting. */
+  /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
+  let openTools = 0;
+  /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
   const idle = () =>
     (actor === undefined || actor.getSnapshot().matches("idle")) &&
-    (confirmations.made()?.pending().length ?? 0) === 0;
+    (confirmations.made()?.pending().length ?? 0) === 0 &&
+    openTools === 0;
   /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
   const writer = windowWriter({
     routing: deps.routing,
@@ -146,6 +149,8 @@ export const openWindow = (
     }
     text.flush();
     if (isTurnEnd(event)) text.release();
+    if (event._tag === "ToolStarted") openTools++;
+    else if (event._tag === "ToolFinished") openTools = Math.max(0, openTools - 1);
     const stored = log.append(event);
     if (writer.leased) void stored.then(writer.settle, writer.settle);
     return stored;
@@ -224,6 +229,7 @@ export const openWindow = (
       for (const child of Object.values(actor?.getSnapshot().children ?? {}))
         if (child !== undefined) stopActor(child);
       generation++;
+      openTools = 0; // its tool steps write nothing more
       actor = undefined;
       starting = nextStart();
     },

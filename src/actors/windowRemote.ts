@@ -16,7 +16,7 @@ import type { AnswerResult } from "./confirmationBroker.ts";
 import { type Reply, type Request, refusedReply } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
 import type { WindowLog } from "./windowLog.ts";
-import { TRY_AGAIN } from "./windowWriter.ts";
+import { NOT_HELD, TRY_AGAIN } from "./windowWriter.ts";
 
 /** What a window does for a request, as its writer (the holder's side). */
 export interface LocalOps {
@@ -187,7 +187,7 @@ export const answerAsHolder = async (
   window: {
     readonly owner: string;
     /** Runs the body as the holder, keeping the lease until it settles; `undefined` when not the holder. */
-    readonly asHolder: <T>(body: () => Promise<T>) => Promise<T> | undefined;
+    readonly asHolder: <T>(body: () => Promise<T>) => Promise<T | typeof NOT_HELD>;
     readonly local: LocalOps;
   },
 ): Promise<Reply> => {
@@ -195,53 +195,62 @@ export const answerAsHolder = async (
     return refusedReply(new WindowOwnerMismatch({ clientId: request.clientId }));
   const { local } = window;
   const notHolder: Reply = { _tag: "NotHolder" };
+  const held = async (answer: Promise<Reply | typeof NOT_HELD>): Promise<Reply> => {
+    const reply = await answer;
+    return reply === NOT_HELD ? notHolder : reply;
+  };
   try {
     switch (request._tag) {
       case "Prompt":
         return await new Promise<Reply>((resolve) => {
           // The lease is kept until the turn ends; the asker hears once it started.
-          const turn = window.asHolder(() =>
-            local.prompt(
-              { text: request.text, route: request.route },
-              { onStarted: (started) => resolve({ _tag: "Started", turn: started }) },
-            ),
-          );
-          if (turn === undefined) resolve(notHolder);
-          else turn.catch((error: unknown) => resolve(refusedReply(error)));
+          window
+            .asHolder(() =>
+              local.prompt(
+                { text: request.text, route: request.route },
+                { onStarted: (started) => resolve({ _tag: "Started", turn: started }) },
+              ),
+            )
+            .then(
+              (end) => {
+                if (end === NOT_HELD) resolve(notHolder);
+              },
+              (error: unknown) => resolve(refusedReply(error)),
+            );
         });
       case "Confirm":
-        return (
-          (await window.asHolder(() =>
+        return await held(
+          window.asHolder(() =>
             local.confirm(request.confirmId, request.accept, {
               ...(request.tool === undefined ? {} : { tool: request.tool }),
               ...(request.args === undefined ? {} : { args: request.args }),
             }),
-          )) ?? notHolder
+          ),
         );
       case "Stop":
-        return (
-          (await window.asHolder(async (): Promise<Reply> => {
+        return await held(
+          window.asHolder(async (): Promise<Reply> => {
             local.stop();
             return { _tag: "Done" };
-          })) ?? notHolder
+          }),
         );
       case "Reset":
-        return (
-          (await window.asHolder(async (): Promise<Reply> => {
+        return await held(
+          window.asHolder(async (): Promise<Reply> => {
             await local.reset();
             return { _tag: "Done" };
-          })) ?? notHolder
+          }),
         );
       case "Select":
-        return (
-          (await window.asHolder(async (): Promise<Reply> => {
+        return await held(
+          window.asHolder(async (): Promise<Reply> => {
             await local.select(
               request.kind,
               request.ids,
               request.route === undefined ? {} : { route: request.route },
             );
             return { _tag: "Done" };
-          })) ?? notHolder
+          }),
         );
     }
   } catch (error) {

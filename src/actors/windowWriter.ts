@@ -13,6 +13,9 @@ import type { Routing } from "./hostRouting.ts";
 /** A remote's answer meaning "that host no longer writes the window": take the lease, or ask again. */
 export const TRY_AGAIN: unique symbol = Symbol("tryAgain");
 
+/** What `asHolder` gives when this host does not hold the window's lease. */
+export const NOT_HELD: unique symbol = Symbol("notHeld");
+
 /** How many times an op asks again before it gives up. */
 const ATTEMPTS = 4;
 
@@ -37,11 +40,11 @@ export interface WindowWriter {
   /** Does `body` as the writer if the lease is free (or its holder died); nothing if it is held. */
   readonly ifFree: (body: () => Promise<void>) => Promise<void>;
   /**
-   * Does `body` as the holder, for another host's request: the lease is kept
-   * until it settles. `undefined` (and `body` not run) when this host does
-   * not hold the lease now.
+   * Does `body` as the holder, for another host's request, once a taking in
+   * flight has read the log: the lease is kept until it settles.
+   * {@link NOT_HELD} (and `body` not run) when this host does not hold it.
    */
-  readonly asHolder: <T>(body: () => Promise<T>) => Promise<T> | undefined;
+  readonly asHolder: <T>(body: () => Promise<T>) => Promise<T | typeof NOT_HELD>;
   /** Gives the lease back once the window is idle and its log written: call after each write. */
   readonly settle: () => void;
   /** The store refused an append under the lease (`LeaseLost`): it is forgotten. */
@@ -137,21 +140,18 @@ export const windowWriter = (deps: {
         async () => undefined,
         () => undefined,
       ),
-    asHolder: (body) => {
-      if (writer === undefined) return undefined;
+    asHolder: async (body) => {
+      if (writer === undefined) return NOT_HELD;
       ops++;
-      const done = (async () => body())();
-      void done.then(
-        () => {
-          ops--;
-          settle();
-        },
-        () => {
-          ops--;
-          settle();
-        },
-      );
-      return done;
+      try {
+        // A taking in flight first reads what others wrote and ends an orphaned turn.
+        await chain;
+        if (writer === undefined) return NOT_HELD;
+        return await body();
+      } finally {
+        ops--;
+        settle();
+      }
     },
     settle,
     lost: () => {
