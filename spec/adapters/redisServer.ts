@@ -5,7 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
+import { freePort } from "../../examples/crm/localPostgres.ts";
 
 export const REDIS_SERVER = process.env.ELYRA_REDIS_SERVER ?? "/usr/bin/redis-server";
 
@@ -32,20 +33,8 @@ export interface RedisServer {
   readonly stop: () => Promise<void>;
 }
 
-/** A port nothing listens on right now (the OS picks it). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
+/** A port nothing listens on right now (the OS picks it): one helper, the example's launcher's too. */
+export { freePort } from "../../examples/crm/localPostgres.ts";
 
 /** One PING over a bare socket: whether the server answers PONG. */
 const pong = (port: number): Promise<boolean> =>

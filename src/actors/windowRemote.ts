@@ -74,6 +74,11 @@ export const windowRemote = (deps: {
   const { routing, clientId, owner } = deps;
   const ask = (holder: string, request: Parameters<Routing["ask"]>[1]) =>
     routing.ask(holder, request);
+  /** A reset's or a selection's reply: done, refused there (thrown here), or ask again. */
+  const done = (reply: Reply): undefined | typeof TRY_AGAIN => {
+    if (reply._tag === "Refused") throw refusal(reply, clientId);
+    return reply._tag === "Done" ? undefined : TRY_AGAIN;
+  };
 
   return {
     prompt: async (
@@ -153,28 +158,15 @@ export const windowRemote = (deps: {
       const reply = await ask(holder, { _tag: "Stop", clientId, owner });
       return reply._tag === "Done" ? undefined : TRY_AGAIN;
     },
-    reset: async (holder: string): Promise<undefined | typeof TRY_AGAIN> => {
-      const reply = await ask(holder, { _tag: "Reset", clientId, owner });
-      if (reply._tag === "Refused") throw refusal(reply, clientId);
-      return reply._tag === "Done" ? undefined : TRY_AGAIN;
-    },
+    reset: async (holder: string): Promise<undefined | typeof TRY_AGAIN> =>
+      done(await ask(holder, { _tag: "Reset", clientId, owner })),
     select: async (
       holder: string,
       kind: string,
       ids: ReadonlyArray<string | number>,
       route: { readonly route?: string | null },
-    ): Promise<undefined | typeof TRY_AGAIN> => {
-      const reply = await ask(holder, {
-        _tag: "Select",
-        clientId,
-        owner,
-        kind,
-        ids: [...ids],
-        ...route,
-      });
-      if (reply._tag === "Refused") throw refusal(reply, clientId);
-      return reply._tag === "Done" ? undefined : TRY_AGAIN;
-    },
+    ): Promise<undefined | typeof TRY_AGAIN> =>
+      done(await ask(holder, { _tag: "Select", clientId, owner, kind, ids: [...ids], ...route })),
   };
 };
 
