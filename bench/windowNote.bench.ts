@@ -198,10 +198,12 @@ const run = async (): Promise<BenchResult> => {
   const rows = cases.map((c) => {
     const { bytes, kept } = checked.get(c.name)!;
     const rounds = figures.get(c.name)!;
-    const meanUs = median(rounds.map((r) => r.meanUs));
+    const means = rounds.map((r) => r.meanUs);
+    const meanUs = median(means);
     return {
       case: c.name,
       meanUs: round2(meanUs),
+      rounds: `${round2(Math.min(...means))}–${round2(Math.max(...means))}`,
       p50Us: round2(median(rounds.map((r) => r.p50Us))),
       p99Us: round2(median(rounds.map((r) => r.p99Us))),
       bytes,
@@ -223,6 +225,7 @@ const run = async (): Promise<BenchResult> => {
     columns: [
       "case",
       "meanUs",
+      "rounds",
       "p50Us",
       "p99Us",
       "bytes",
@@ -237,6 +240,7 @@ const run = async (): Promise<BenchResult> => {
     notes: [
       `One windowNote(input) call timed (tinybench, hrtime), the input built beforehand; medians of ${ROUNDS} rounds, ` +
         "each after a 150 ms warmup and of at least 400 ms and 64 builds. pass: meanUs ≤ target and bytes ≤ target; " +
+        "rounds: the lowest and highest of the rounds' means (the spread). " +
         "p99Us is shown, not judged. The note is checked first: non-null, ≤ 2 048 bytes, JSON inside <window>.",
       "At bounds: 16 frontend queries of the asking window, all offered, each 3 named string arguments of 1 000 chars " +
         "(cut to 200); 8 kinds (names of 100 chars, cut to 64) × 100 string ids (9 chars), all on the route; " +

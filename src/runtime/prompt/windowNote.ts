@@ -3,9 +3,11 @@
  * a bounded `<window>{json}</window>` put before their text in the user turn.
  * Pure: the route, the live queries and the selections come in; a string of
  * at most 2 048 UTF-8 bytes, or null when there is nothing worth saying,
- * comes out.
+ * comes out. Its JSON is written and measured by hand (noteJson.ts): each
+ * piece is measured before it is written, and only what is kept is written.
  */
 import { clip } from "../clip.ts";
+import { argumentJson, quote, quotedBytes, quotedPrefixBytes, utf8Bytes } from "./noteJson.ts";
 
 /** The note's bounds. */
 export const NOTE_BOUNDS = {
@@ -62,93 +64,26 @@ export interface NoteInput {
 
 /** JSON with `<` written `\u003c`, so nothing in the note can open or close a tag. */
 export const json = (value: unknown): string => {
+  if (typeof value === "string") return quote(value);
   const text = JSON.stringify(value);
   return text.includes("<") ? text.replaceAll("<", "\\u003c") : text;
 };
 
-const encoder = new TextEncoder();
-/** Where lengths are measured: nothing is kept in it between calls. */
-const scratch = new Uint8Array(16_384);
-
-/** UTF-8 length of a string that holds no lone surrogate (JSON.stringify escapes those). */
-const bytesOf = (text: string): number =>
-  text.length * 3 <= scratch.length
-    ? encoder.encodeInto(text, scratch).written
-    : encoder.encode(text).length;
-
-/** The bytes one UTF-16 unit adds to a string's JSON in the note (a pair counts at its first unit). */
-const unitBytes = (text: string, i: number): number => {
-  const c = text.charCodeAt(i);
-  if (c < 0x20) return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
-  if (c === 0x22 || c === 0x5c) return 2; // \" and \\
-  if (c === 0x3c) return 6; // \u003c
-  if (c < 0x80) return 1;
-  if (c < 0x800) return 2;
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const next = text.charCodeAt(i + 1);
-    return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
-  }
-  if (c >= 0xdc00 && c <= 0xdfff) {
-    const before = text.charCodeAt(i - 1);
-    return before >= 0xd800 && before <= 0xdbff ? 0 : 6;
-  }
-  return 3;
-};
-
 /** The UTF-8 bytes of `json(text)` for a string. */
-export const stringJsonBytes = (text: string): number => bytesOf(json(text));
-
-const UNREADABLE = Symbol("unreadable");
-const MAX_DEPTH = 16;
-
-/** An argument value as the note shows it: strings cut, anything not plain JSON unreadable. */
-const readable = (value: unknown, depth = 0): unknown => {
-  if (depth > MAX_DEPTH) return UNREADABLE;
-  switch (typeof value) {
-    case "string":
-      return clip(value, NOTE_BOUNDS.argumentString);
-    case "number":
-      return Number.isFinite(value) ? value : UNREADABLE;
-    case "boolean":
-      return value;
-    case "object": {
-      if (value === null) return null;
-      if (Array.isArray(value)) {
-        const out: unknown[] = [];
-        for (const item of value) {
-          const r = readable(item, depth + 1);
-          if (r === UNREADABLE) return UNREADABLE;
-          out.push(r);
-        }
-        return out;
-      }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return UNREADABLE;
-      const out: Record<string, unknown> = Object.create(null);
-      for (const key of Object.keys(value)) {
-        const r = readable((value as Record<string, unknown>)[key], depth + 1);
-        if (r === UNREADABLE) return UNREADABLE;
-        out[key] = r;
-      }
-      return out;
-    }
-    default:
-      return UNREADABLE;
-  }
-};
+export const stringJsonBytes = (text: string): number => quotedBytes(text);
 
 /** `{"name":value,…}` in parameter order; nulls left out, an unreadable value shown as `{}`. */
 const argumentsJson = (args: unknown, names: ReadonlyArray<string>): string => {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return "{}";
-  const parts: string[] = [];
+  let out = "";
   for (const name of names) {
     if (!Object.hasOwn(args, name)) continue;
     const value = (args as Record<string, unknown>)[name];
     if (value === null || value === undefined) continue;
-    const shown = readable(value);
-    parts.push(`${json(name)}:${shown === UNREADABLE ? "{}" : json(shown)}`);
+    const member = `${quote(name)}:${argumentJson(value, NOTE_BOUNDS.argumentString) ?? "{}"}`;
+    out = out === "" ? member : `${out},${member}`;
   }
-  return `{${parts.join(",")}}`;
+  return `{${out}}`;
 };
 
 const OPEN = "<window>{";
@@ -159,9 +94,36 @@ const ROUTE_KEY = 8;
 const SHOWING_KEY = 12;
 const SELECTED_KEY = 13;
 
+/**
+ * The bytes of a note made of a route's JSON (0 for none), queries' JSON
+ * with the commas between them (0 for none), a `"selected"` part (0 for
+ * none, else all of it) and `more_selected`.
+ */
+const noteBytes = (route: number, queries: number, selected: number, more: boolean): number => {
+  let parts = 0;
+  let n = OPEN.length + CLOSE.length;
+  if (route > 0) {
+    n += ROUTE_KEY + route;
+    parts += 1;
+  }
+  if (queries > 0) {
+    n += SHOWING_KEY + queries;
+    parts += 1;
+  }
+  if (selected > 0) {
+    n += selected;
+    parts += 1;
+  }
+  if (more) {
+    n += MORE.length;
+    parts += 1;
+  }
+  return n + Math.max(0, parts - 1);
+};
+
 /** One kind of selection as the note shows it. */
 interface Kind {
-  /** The name as JSON. */
+  /** The name, cut. */
   readonly name: string;
   /** Bytes of `"name":[]`. */
   readonly nameBytes: number;
@@ -170,21 +132,31 @@ interface Kind {
   readonly shown: string[];
 }
 
-const idJson = (id: string | number): string =>
-  typeof id === "number" ? json(id) : json(clip(id, NOTE_BOUNDS.argumentString));
+const isId = (id: string | number): boolean => typeof id === "string" || Number.isFinite(id);
 
-/** The sizes a note is made of, in bytes. */
-interface Sizes {
-  /** The route's JSON, 0 for none. */
-  readonly route: number;
-  /** The queries' JSON with the commas between them, and whether there are any. */
-  readonly queries: number;
-  readonly hasQueries: boolean;
-  /** How many kinds are shown, and the bytes of their ids with the commas between. */
-  readonly kinds: number;
-  readonly ids: number;
-  readonly more: boolean;
-}
+/** The first 100 ids, those that are strings or finite numbers; the array itself when it is that. */
+const kindIds = (ids: ReadonlyArray<string | number>): ReadonlyArray<string | number> => {
+  const n = Math.min(ids.length, NOTE_BOUNDS.idsPerKind);
+  for (let i = 0; i < n; i++) {
+    if (!isId(ids[i] as string | number)) return ids.slice(0, NOTE_BOUNDS.idsPerKind).filter(isId);
+  }
+  return ids.length > n ? ids.slice(0, n) : ids;
+};
+
+/**
+ * The route's bytes unit by unit, when it must be cut (a route is at most 500
+ * units): filled and read within one call, with nothing in between that could
+ * call back into the app, so nothing is kept in it between calls.
+ */
+const ROUTE_PREFIX = new Uint32Array(NOTE_BOUNDS.route + 1);
+
+/** The bytes of `json(clip(route, max))` for a longer route, from its units' bytes summed in `prefix`. */
+const cutRouteBytes = (route: string, prefix: Uint32Array, max: number): number => {
+  let end = max - 1;
+  const last = route.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return 2 + (prefix[end] as number) + 3; // the quotes, the units kept, the ellipsis
+};
 
 /**
  * Builds the note for a turn, or null when there is nothing worth saying.
@@ -201,9 +173,10 @@ interface Sizes {
  * ```
  */
 export const windowNote = (input: NoteInput): string | null => {
+  const max = NOTE_BOUNDS.bytes;
   const wholeRoute =
     input.route === null || input.route.trim() === "" ? null : clip(input.route, NOTE_BOUNDS.route);
-  const routeJson = wholeRoute === null ? null : json(wholeRoute);
+  const routeBytes = wholeRoute === null ? 0 : quotedBytes(wholeRoute);
 
   // The selections made on this route, the most recently changed first; 8 kinds, 100 ids a kind.
   let more = false;
@@ -214,9 +187,7 @@ export const windowNote = (input: NoteInput): string | null => {
     if (s.route !== input.route) continue;
     const name = clip(s.kind, NOTE_BOUNDS.kindName);
     if (name.trim() === "" || names.has(name)) continue;
-    const ids = s.ids
-      .slice(0, NOTE_BOUNDS.idsPerKind)
-      .filter((id) => typeof id === "string" || Number.isFinite(id));
+    const ids = kindIds(s.ids);
     if (ids.length === 0) continue;
     names.add(name);
     if (kinds.length === NOTE_BOUNDS.kinds) {
@@ -224,83 +195,65 @@ export const windowNote = (input: NoteInput): string | null => {
       continue;
     }
     if (ids.length < s.ids.length || (s.total ?? 0) > s.ids.length) more = true;
-    const nameJson = json(name);
-    kinds.push({ name: nameJson, nameBytes: bytesOf(nameJson) + 3, ids, shown: [] });
+    kinds.push({ name, nameBytes: quotedBytes(name) + 3, ids, shown: [] });
   }
+  /** The bytes of `"selected":{…}` with its first `count` kinds and `ids` bytes of their ids. */
+  const nameSums = [0];
+  for (const k of kinds) nameSums.push((nameSums[nameSums.length - 1] as number) + k.nameBytes);
+  const selected = (count: number, ids: number): number =>
+    count === 0 ? 0 : SELECTED_KEY + ids + count - 1 + (nameSums[count] as number);
 
-  const size = (z: Sizes): number => {
-    let parts = 0;
-    let n = OPEN.length + CLOSE.length;
-    if (z.route > 0) {
-      n += ROUTE_KEY + z.route;
-      parts += 1;
-    }
-    if (z.hasQueries) {
-      n += SHOWING_KEY + z.queries;
-      parts += 1;
-    }
-    if (z.kinds > 0) {
-      n += SELECTED_KEY + z.ids + z.kinds - 1;
-      for (let k = 0; k < z.kinds; k++) n += (kinds[k] as Kind).nameBytes;
-      parts += 1;
-    }
-    if (z.more) {
-      n += MORE.length;
-      parts += 1;
-    }
-    return n + Math.max(0, parts - 1);
-  };
-
-  /**
-   * Fills the kinds with ids level by level (the first id of each kind, then
-   * the second…) within `room` bytes: the same as dropping ids one at a time
-   * from the longest selection. `taken` keeps the order ids went in, so room
-   * can be made again by taking the last ones out.
-   */
-  const taken: Array<{ readonly kind: Kind; readonly cost: number }> = [];
-  let idsUsed = 0;
-  const fill = (room: number): boolean => {
-    for (let level = 0; level < NOTE_BOUNDS.idsPerKind; level++) {
-      let any = false;
-      for (const k of kinds) {
-        const id = k.ids[level];
-        if (id === undefined) continue;
-        const text = idJson(id);
-        const cost = bytesOf(text) + (level > 0 ? 1 : 0);
-        if (idsUsed + cost > room) return false;
-        idsUsed += cost;
-        k.shown.push(text);
-        taken.push({ kind: k, cost });
-        any = true;
+  // The ids, level by level (the first of each kind, then the second…) while they fit: the same
+  // as dropping them one at a time from the longest selection. What went in is kept in order, so
+  // room can be made again by taking the last ones out.
+  const takenKinds: Kind[] = [];
+  const takenCosts: number[] = [];
+  let ids = 0;
+  let all = true;
+  const room = max - noteBytes(routeBytes, 0, selected(kinds.length, 0), more);
+  fill: for (let level = 0; level < NOTE_BOUNDS.idsPerKind; level++) {
+    let any = false;
+    for (const k of kinds) {
+      const id = k.ids[level];
+      if (id === undefined) continue;
+      let text: string;
+      let cost: number;
+      if (typeof id === "number") {
+        text = `${id}`;
+        cost = text.length;
+      } else {
+        const cut = clip(id, NOTE_BOUNDS.argumentString);
+        cost = quotedBytes(cut);
+        text = cost === cut.length + 2 ? `"${cut}"` : quote(cut);
       }
-      if (!any) break;
+      if (level > 0) cost += 1;
+      if (ids + cost > room) {
+        all = false;
+        break fill;
+      }
+      ids += cost;
+      k.shown.push(text);
+      takenKinds.push(k);
+      takenCosts.push(cost);
+      any = true;
     }
-    return true;
-  };
-
-  const base = {
-    route: routeJson === null ? 0 : bytesOf(routeJson),
-    queries: 0,
-    hasQueries: false,
-    kinds: kinds.length,
-    ids: 0,
-  };
-  const all = fill(NOTE_BOUNDS.bytes - size({ ...base, more }));
+    if (!any) break;
+  }
   if (!all && !more) {
     // Ids went, so more was selected than the note shows, and saying so takes room too.
     more = true;
-    const room = NOTE_BOUNDS.bytes - size({ ...base, more });
-    while (idsUsed > room && taken.length > 0) {
-      const last = taken.pop() as { readonly kind: Kind; readonly cost: number };
-      last.kind.shown.pop();
-      idsUsed -= last.cost;
+    const less = max - noteBytes(routeBytes, 0, selected(kinds.length, 0), more);
+    while (ids > less && takenKinds.length > 0) {
+      (takenKinds.pop() as Kind).shown.pop();
+      ids -= takenCosts.pop() as number;
     }
   }
-  let z: Sizes = { ...base, ids: idsUsed, more };
+  let kindCount = kinds.length;
 
   // Queries, newest first: the asking window's own, from its screen, offered now, one of each,
   // while they fit beside everything selected (so the oldest go first, and all go before any id).
   const queries: string[] = [];
+  let queryBytes = 0;
   const seen = new Set<string>();
   for (
     let i = input.queries.length - 1;
@@ -312,54 +265,54 @@ export const windowNote = (input: NoteInput): string | null => {
       continue;
     const params = input.argumentNames(q.command);
     if (params === undefined) continue;
-    const shown = `{"command":${json(q.command)},"arguments":${argumentsJson(q.args, params)}}`;
+    const shown = `{"command":${quote(q.command)},"arguments":${argumentsJson(q.args, params)}}`;
     if (seen.has(shown)) continue;
     seen.add(shown);
-    const next: Sizes = {
-      ...z,
-      hasQueries: true,
-      queries: z.queries + bytesOf(shown) + (queries.length > 0 ? 1 : 0),
-    };
-    if (size(next) > NOTE_BOUNDS.bytes) break;
-    z = next;
+    const next = queryBytes + utf8Bytes(shown) + (queries.length > 0 ? 1 : 0);
+    if (noteBytes(routeBytes, next, selected(kindCount, ids), more) > max) break;
+    queryBytes = next;
     queries.push(shown);
   }
 
   // Still too long with no query and no id: whole kinds go, the oldest first, then the route is cut.
-  while (z.kinds > 0 && size(z) > NOTE_BOUNDS.bytes) {
-    for (const k of kinds) k.shown.length = 0;
-    z = { ...z, kinds: z.kinds - 1, ids: 0, more: true };
+  while (kindCount > 0 && noteBytes(routeBytes, queryBytes, selected(kindCount, ids), more) > max) {
+    if (ids > 0) for (const k of kinds) k.shown.length = 0;
+    kindCount -= 1;
+    ids = 0;
+    more = true;
   }
-  let route = routeJson;
-  if (wholeRoute !== null && size(z) > NOTE_BOUNDS.bytes) {
-    // The longest cut of the route that fits: its bytes summed unit by unit, the cut found by halving.
-    const prefix = new Uint32Array(wholeRoute.length + 1);
-    for (let i = 0; i < wholeRoute.length; i++)
-      prefix[i + 1] = (prefix[i] as number) + unitBytes(wholeRoute, i);
-    const cutBytes = (max: number): number => {
-      let end = max - 1;
-      const last = wholeRoute.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-      return 2 + (prefix[end] as number) + 3; // the quotes, the units kept, the ellipsis
-    };
-    let fits = 0;
-    let over = wholeRoute.length;
-    while (over - fits > 1) {
-      const mid = (fits + over) >> 1;
-      if (size({ ...z, route: cutBytes(mid) }) <= NOTE_BOUNDS.bytes) fits = mid;
-      else over = mid;
+  let route: string | null = null;
+  if (wholeRoute !== null) {
+    const rest = selected(kindCount, ids);
+    if (noteBytes(routeBytes, queryBytes, rest, more) <= max) route = quote(wholeRoute);
+    else {
+      // The longest cut of the route that fits: its bytes summed unit by unit, the cut found by halving.
+      const prefix = ROUTE_PREFIX;
+      quotedPrefixBytes(wholeRoute, prefix);
+      let fits = 0;
+      let over = wholeRoute.length;
+      while (over - fits > 1) {
+        const mid = (fits + over) >> 1;
+        const bytes = cutRouteBytes(wholeRoute, prefix, mid);
+        if (noteBytes(bytes, queryBytes, rest, more) <= max) fits = mid;
+        else over = mid;
+      }
+      route = fits > 1 ? quote(clip(wholeRoute, fits)) : null;
     }
-    route = fits > 1 ? json(clip(wholeRoute, fits)) : null;
   }
 
   const parts: string[] = [];
   if (route !== null) parts.push(`"route":${route}`);
   if (queries.length > 0) parts.push(`"showing":[${queries.join(",")}]`);
-  if (z.kinds > 0) {
-    const shown = kinds.slice(0, z.kinds).map((k) => `${k.name}:[${k.shown.join(",")}]`);
+  if (kindCount > 0) {
+    const shown: string[] = [];
+    for (let k = 0; k < kindCount; k++) {
+      const kind = kinds[k] as Kind;
+      shown.push(`${quote(kind.name)}:[${kind.shown.join(",")}]`);
+    }
     parts.push(`"selected":{${shown.join(",")}}`);
   }
-  if (z.more) parts.push(MORE);
+  if (more) parts.push(MORE);
   if (parts.length === 0) return null;
   return `${OPEN}${parts.join(",")}${CLOSE}`;
 };
