@@ -13,7 +13,7 @@ import { defaultUserKey } from "../../runtime/commands/userKey.ts";
 import type { Usage } from "../../runtime/log/events.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
 import type { UsageStore } from "../../runtime/ports/usageStore.ts";
-import { type BodyProblem, readJson } from "../web/body.ts";
+import type { BodyProblem } from "../web/body.ts";
 import {
   internalError,
   invalid,
@@ -28,6 +28,8 @@ import {
 } from "./errors.ts";
 import { proxyRateLimit } from "./limit.ts";
 import { checkRequest } from "./policy.ts";
+import { readRequestJson } from "./requestJson.ts";
+import { transportFor } from "./undiciTransport.ts";
 import { forward } from "./upstream.ts";
 import { usageMeter } from "./usageMeter.ts";
 
@@ -82,7 +84,13 @@ export interface ProxyOptions<U = User> {
   readonly maxBodyBytes?: number;
   /** The clock of the timeout and the rate limit: `systemClock`; `simulatedClock()` in tests. */
   readonly clock?: Clock;
-  /** How to reach upstream: the platform's `fetch` unless given. */
+  /**
+   * How to reach upstream, when given: every request goes through this
+   * `fetch`. Unless given: on Node, undici's `request()` over kept-alive
+   * connections (by the dispatcher the app set with `setGlobalDispatcher`,
+   * as the platform's `fetch` would go, else by an agent of the proxy's
+   * own); elsewhere the platform's `fetch`.
+   */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -138,7 +146,7 @@ export const createProxy = <U = User>(
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const transport = transportFor(options.fetch);
   const report =
     options.onError ??
     ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
@@ -163,7 +171,7 @@ export const createProxy = <U = User>(
     if (user === undefined || user === null) throw unauthenticated();
     const key = keyOf(user);
 
-    const json = await readJson(request, maxBodyBytes);
+    const json = await readRequestJson(request, maxBodyBytes);
     if (Either.isLeft(json)) throw fromBody(json.left);
     const checked = checkRequest(json.right, policy);
     if (Either.isLeft(checked)) throw checked.left;
@@ -191,7 +199,7 @@ export const createProxy = <U = User>(
       body: JSON.stringify(json.right),
       timeoutMs,
       clock,
-      fetch: doFetch,
+      transport,
       signal: request.signal,
       meter,
     });

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../runtime/ports/clock.ts";
 import { errorResponse, upstreamTimeout, upstreamUnreachable } from "./errors.ts";
+import { type Transport, tripwire, type UpstreamAnswer } from "./transport.ts";
 import type { UsageMeter } from "./usageMeter.ts";
 
 /** The headers of upstream's answer that reach the client; every other is dropped. */
@@ -24,7 +25,8 @@ export interface Trip {
   readonly body: string;
   readonly timeoutMs: number;
   readonly clock: Clock;
-  readonly fetch: typeof globalThis.fetch;
+  /** How the request goes: the app's `fetch`, or undici by default. */
+  readonly transport: Transport;
   /** The client's request signal: aborted when it leaves. */
   readonly signal: AbortSignal;
   readonly meter: UsageMeter;
@@ -33,6 +35,24 @@ export interface Trip {
 /** Why a trip stopped before its end. */
 type Stop = "timeout" | "client";
 
+/** The headers sent upstream: the server's key, the client's `anthropic-version` if it is a date. */
+const upstreamHeaders = (trip: Trip): Record<string, string> => ({
+  "content-type": "application/json",
+  "x-api-key": trip.apiKey,
+  "anthropic-version":
+    trip.version !== null && VERSION.test(trip.version) ? trip.version : DEFAULT_ANTHROPIC_VERSION,
+});
+
+/** The headers of upstream's answer the client gets. */
+const passedHeaders = (answer: UpstreamAnswer): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_HEADERS) {
+    const value = answer.header(name);
+    if (value !== null) headers[name] = value;
+  }
+  return headers;
+};
+
 /**
  * Forwards the request and answers with upstream's answer. The meter is
  * settled exactly once, when the answer ends, fails, times out or the client
@@ -40,7 +60,7 @@ type Stop = "timeout" | "client";
  */
 export const forward = async (trip: Trip): Promise<Response> => {
   const { clock, timeoutMs, meter } = trip;
-  const upstream = new AbortController();
+  const upstream = tripwire();
   let stopWith: ((why: Stop) => void) | undefined;
   // Rejects when the idle timer fires or the client leaves; every wait races it.
   const stopped = new Promise<never>((_, reject) => {
@@ -51,18 +71,27 @@ export const forward = async (trip: Trip): Promise<Response> => {
   const stop = (why: Stop) => {
     if (stopReason !== undefined) return;
     stopReason = why;
-    upstream.abort();
+    upstream.trip();
     stopWith?.(why);
   };
 
+  // The idle timer: one pending at a time. A sign of life moves the deadline on; the
+  // timer, when it fires early, waits out the rest (no timer is set per chunk).
   let timer: unknown;
+  let deadline = 0;
+  const due = () => {
+    timer = undefined;
+    const left = deadline - clock.now();
+    if (left > 0) timer = clock.setTimeout(due, left);
+    else stop("timeout");
+  };
+  const arm = () => {
+    deadline = clock.now() + timeoutMs;
+    timer ??= clock.setTimeout(due, timeoutMs);
+  };
   const disarm = () => {
     if (timer !== undefined) clock.clearTimeout(timer);
     timer = undefined;
-  };
-  const arm = () => {
-    disarm();
-    timer = clock.setTimeout(() => stop("timeout"), timeoutMs);
   };
   const onClientGone = () => stop("client");
   const finish = () => {
@@ -70,59 +99,54 @@ export const forward = async (trip: Trip): Promise<Response> => {
     trip.signal.removeEventListener("abort", onClientGone);
     meter.settle();
   };
-
-  if (trip.signal.aborted) stop("client");
-  else trip.signal.addEventListener("abort", onClientGone, { once: true });
-  arm();
-
-  let response: Response;
-  try {
-    response = await Promise.race([
-      trip.fetch(trip.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-api-key": trip.apiKey,
-          "anthropic-version":
-            trip.version !== null && VERSION.test(trip.version)
-              ? trip.version
-              : DEFAULT_ANTHROPIC_VERSION,
-        },
-        body: trip.body,
-        signal: upstream.signal,
-      }),
-      stopped,
-    ]);
-  } catch {
+  /** The answer to a trip that failed before the client got any of upstream's answer. */
+  const failed = (): Response => {
     finish();
     if (stopReason === "timeout") return upstreamTimeout(timeoutMs).toResponse();
     if (stopReason === "client") return errorResponse(499, "api_error", "the client left");
     return upstreamUnreachable().toResponse();
+  };
+
+  if (trip.signal.aborted) {
+    // Gone already: nothing goes upstream.
+    stop("client");
+    return failed();
+  }
+  trip.signal.addEventListener("abort", onClientGone, { once: true });
+  arm();
+
+  let answer: UpstreamAnswer;
+  try {
+    answer = await Promise.race([
+      trip.transport({
+        url: trip.url,
+        headers: upstreamHeaders(trip),
+        body: trip.body,
+        wire: upstream,
+      }),
+      stopped,
+    ]);
+  } catch {
+    return failed();
   }
 
-  const headers = new Headers();
-  for (const name of PASSED_HEADERS) {
-    const value = response.headers.get(name);
-    if (value !== null) headers.set(name, value);
-  }
-  const body = response.body;
+  const headers = passedHeaders(answer);
+  const body = answer.body;
   if (body === null) {
     finish();
-    return new Response(null, { status: response.status, headers });
+    return new Response(null, { status: answer.status, headers });
   }
-  if (!(headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+  if (!(headers["content-type"] ?? "").startsWith("text/event-stream")) {
     // Read whole under one more timeout window: a JSON answer comes at once or not at all.
     arm();
-    let bytes: ArrayBuffer;
+    let bytes: Uint8Array<ArrayBuffer>;
     try {
-      bytes = await Promise.race([response.arrayBuffer(), stopped]);
+      bytes = await Promise.race([body.whole(), stopped]);
     } catch {
-      finish();
-      if (stopReason === "timeout") return upstreamTimeout(timeoutMs).toResponse();
-      if (stopReason === "client") return errorResponse(499, "api_error", "the client left");
-      return upstreamUnreachable().toResponse();
+      body.cancel();
+      return failed();
     }
-    if (response.ok) {
+    if (answer.status >= 200 && answer.status < 300) {
       try {
         meter.message(JSON.parse(new TextDecoder().decode(bytes)));
       } catch {
@@ -130,24 +154,22 @@ export const forward = async (trip: Trip): Promise<Response> => {
       }
     }
     finish();
-    return new Response(bytes, { status: response.status, headers });
+    return new Response(bytes, { status: answer.status, headers });
   }
 
-  const reader = body.getReader();
-  const read = () => Promise.race([reader.read(), stopped]);
-  const drop = () => void reader.cancel().catch(() => undefined);
-  headers.set("cache-control", "no-cache");
-  headers.set("x-accel-buffering", "no");
+  const read = () => Promise.race([body.read(), stopped]);
+  headers["cache-control"] = "no-cache";
+  headers["x-accel-buffering"] = "no";
   const decoder = new TextDecoder();
   let tail = "";
   arm();
   const stream = new ReadableStream<Uint8Array>({
     pull: async (out) => {
-      let next: ReadableStreamReadResult<Uint8Array>;
+      let next: Uint8Array | undefined;
       try {
         next = await read();
       } catch (error) {
-        drop();
+        body.cancel();
         finish();
         if (stopReason === "client") return;
         if (stopReason === "timeout" && atBoundary(tail)) {
@@ -156,25 +178,25 @@ export const forward = async (trip: Trip): Promise<Response> => {
         } else out.error(stopReason === "timeout" ? upstreamTimeout(timeoutMs) : error);
         return;
       }
-      if (next.done) {
+      if (next === undefined) {
         finish();
         out.close();
         return;
       }
       arm();
       // The bytes go first; the meter reads a copy of the text after.
-      out.enqueue(next.value);
-      const text = decoder.decode(next.value, { stream: true });
+      out.enqueue(next);
+      const text = decoder.decode(next, { stream: true });
       tail = (tail + text).slice(-4);
       meter.feed(text);
     },
     cancel: () => {
       stop("client");
-      drop();
+      body.cancel();
       finish();
     },
   });
-  return new Response(stream, { status: response.status, headers });
+  return new Response(stream, { status: answer.status, headers });
 };
 
 /** Whether the text passed so far ends between events, where another event can follow. */

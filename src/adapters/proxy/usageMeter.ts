@@ -46,25 +46,31 @@ export const usageMeter = (report: (usage: Usage) => void): UsageMeter => {
     cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? cacheWriteTokens;
   };
 
-  const parser = createParser({
-    onEvent: (event) => {
-      // Only the two events that carry usage are parsed; text deltas are skipped unread.
-      if (event.event !== "message_start" && event.event !== "message_delta") return;
-      try {
-        const data = JSON.parse(event.data) as {
-          message?: { usage?: WireUsage };
-          usage?: WireUsage;
-        };
-        take(event.event === "message_start" ? data.message?.usage : data.usage);
-      } catch {
-        // A malformed event is the client's SDK's to report; usage stays as it was.
-      }
-    },
-  });
+  // Made for the first text fed: a whole JSON answer needs none.
+  const makeParser = () =>
+    createParser({
+      onEvent: (event) => {
+        // Only the two events that carry usage are parsed; text deltas are skipped unread.
+        if (event.event !== "message_start" && event.event !== "message_delta") return;
+        try {
+          const data = JSON.parse(event.data) as {
+            message?: { usage?: WireUsage };
+            usage?: WireUsage;
+          };
+          take(event.event === "message_start" ? data.message?.usage : data.usage);
+        } catch {
+          // A malformed event is the client's SDK's to report; usage stays as it was.
+        }
+      },
+    });
+  let parser: ReturnType<typeof createParser> | undefined;
 
   return {
     message: (json) => take((json as { usage?: WireUsage } | null)?.usage),
-    feed: (text) => parser.feed(text),
+    feed: (text) => {
+      parser ??= makeParser();
+      parser.feed(text);
+    },
     settle: () => {
       if (settled) return;
       settled = true;

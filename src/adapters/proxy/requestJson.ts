@@ -1,0 +1,60 @@
+/**
+ * The request's JSON body, read whole in one call when its length is
+ * declared: `arrayBuffer()`, which a server's own `Request` (the Node
+ * listener's among them) serves straight from the socket, without a
+ * stream of its own. An undeclared length is counted as it arrives
+ * (`readJson`). Either way the same refusals: over the limit, not UTF-8,
+ * nested too deep, not JSON.
+ */
+import { Either } from "effect";
+import { MAX_JSON_DEPTH, textNestedDeeper } from "../../runtime/json.ts";
+import { type BodyProblem, readJson } from "../web/body.ts";
+
+const LENGTH = /^\d+$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+const tooLarge = (limit: number): Either.Either<never, BodyProblem> =>
+  Either.left({ _tag: "TooLarge", limit });
+const unreadable = (message: string): Either.Either<never, BodyProblem> =>
+  Either.left({ _tag: "Unreadable", message });
+
+/**
+ * Reads the body as JSON, refused when over `limit` bytes, not UTF-8,
+ * nested deeper than {@link MAX_JSON_DEPTH} levels or not JSON, as
+ * `readJson` refuses it. A declared `content-length` bounds the body (an
+ * HTTP server frames the body by it), so it is read whole, and measured
+ * again once read; without one, it is counted as it arrives.
+ */
+export const readRequestJson = async (
+  request: Request,
+  limit: number,
+): Promise<Either.Either<unknown, BodyProblem>> => {
+  const declared = request.headers.get("content-length");
+  if (declared === null || !LENGTH.test(declared)) return readJson(request, limit);
+  if (Number(declared) > limit) return tooLarge(limit);
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await request.arrayBuffer();
+  } catch {
+    // A body that breaks off (the client left) is a bad request, not a failure of the host.
+    return unreadable("the body was cut off");
+  }
+  if (bytes.byteLength > limit) return tooLarge(limit);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return unreadable(NOT_JSON);
+  }
+  // Before parsing: decoders, formatters and digests recurse, and a deep body would overflow them.
+  if (textNestedDeeper(text, MAX_JSON_DEPTH)) return unreadable(TOO_DEEP);
+  try {
+    return Either.right(JSON.parse(text));
+  } catch {
+    return unreadable(NOT_JSON);
+  }
+};
+
+/** readJson's own words, so the two ways answer alike. */
+const NOT_JSON = "the body must be JSON";
+const TOO_DEEP = `the body is nested deeper than ${MAX_JSON_DEPTH} levels`;
