@@ -51,6 +51,18 @@ export interface WindowWriter {
   readonly lost: () => void;
 }
 
+/** The writer of every window on a store without leases: all is done here. */
+const UNLEASED: WindowWriter = {
+  leased: false,
+  current: () => undefined,
+  holds: () => false,
+  run: (local) => local(),
+  ifFree: (body) => body(),
+  asHolder: async () => NOT_HELD,
+  settle: () => {},
+  lost: () => {},
+};
+
 /**
  * The writer of one window.
  *
@@ -71,6 +83,8 @@ export const windowWriter = (deps: {
   readonly onTaken: (writer: Writer) => Promise<void>;
 }): WindowWriter => {
   const routing = deps.routing;
+  // On a store of one process, one writer serves every window: idle windows hold no closures.
+  if (routing === undefined) return UNLEASED;
   let writer: Writer | undefined;
   /** Ops running now (a prompt runs until its turn ends): the lease is kept while any does. */
   let ops = 0;
@@ -84,7 +98,7 @@ export const windowWriter = (deps: {
 
   const take = () =>
     serial(async (): Promise<{ readonly holder: string } | undefined> => {
-      if (routing === undefined || writer !== undefined) return undefined;
+      if (writer !== undefined) return undefined;
       await routing.join();
       const taking = await routing.leases.acquire(deps.stream, routing.hostId);
       if (taking._tag === "Held") return { holder: taking.holder };
@@ -102,7 +116,7 @@ export const windowWriter = (deps: {
     });
 
   const settle = () => {
-    if (routing === undefined || writer === undefined || ops > 0) return;
+    if (writer === undefined || ops > 0) return;
     void serial(async () => {
       await deps.logIdle();
       const held = writer;
@@ -113,7 +127,6 @@ export const windowWriter = (deps: {
   };
 
   const run: WindowWriter["run"] = async (local, remote, gaveUp) => {
-    if (routing === undefined) return local();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       ops++;
       try {
@@ -130,7 +143,7 @@ export const windowWriter = (deps: {
   };
 
   return {
-    leased: routing !== undefined,
+    leased: true,
     current: () => writer,
     holds: () => writer !== undefined,
     run,
