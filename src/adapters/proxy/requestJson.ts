@@ -7,11 +7,10 @@
  * nested too deep, not JSON.
  */
 import { Either } from "effect";
-import { MAX_JSON_DEPTH, textNestedDeeper } from "../../runtime/json.ts";
-import { type BodyProblem, readJson } from "../web/body.ts";
+import { MAX_JSON_DEPTH } from "../../runtime/json.ts";
+import { type BodyProblem, jsonOfBytes, readJson } from "../web/body.ts";
 
 const LENGTH = /^\d+$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 const tooLarge = (limit: number): Either.Either<never, BodyProblem> =>
   Either.left({ _tag: "TooLarge", limit });
@@ -40,21 +39,5 @@ export const readRequestJson = async (
     return unreadable("the body was cut off");
   }
   if (bytes.byteLength > limit) return tooLarge(limit);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return unreadable(NOT_JSON);
-  }
-  // Before parsing: decoders, formatters and digests recurse, and a deep body would overflow them.
-  if (textNestedDeeper(text, MAX_JSON_DEPTH)) return unreadable(TOO_DEEP);
-  try {
-    return Either.right(JSON.parse(text));
-  } catch {
-    return unreadable(NOT_JSON);
-  }
+  return jsonOfBytes(bytes);
 };
-
-/** readJson's own words, so the two ways answer alike. */
-const NOT_JSON = "the body must be JSON";
-const TOO_DEEP = `the body is nested deeper than ${MAX_JSON_DEPTH} levels`;

@@ -61,9 +61,21 @@ export const readJson = async (
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
+  return jsonOfBytes(bytes);
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A body read whole, as JSON: refused when not UTF-8, nested deeper than
+ * {@link MAX_JSON_DEPTH} levels (checked before it is parsed) or not JSON.
+ */
+export const jsonOfBytes = (
+  bytes: Uint8Array | ArrayBuffer,
+): Either.Either<unknown, Unreadable> => {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     return Either.left(badRequest(NOT_JSON));
   }
