@@ -6,7 +6,7 @@
  */
 import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
-import { LeaseLost } from "../../runtime/log/writerLeases.ts";
+import { LeaseLost, type Writer } from "../../runtime/log/writerLeases.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
 import { pg } from "./pg.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
@@ -244,6 +244,27 @@ export const postgresStore = (
     notices: (listener) => feed.subscribe(listener),
   });
 
+  /**
+   * In one statement, the stream's seq and whether `writer` holds its lease:
+   * refuses with `LeaseLost` (fenced: a host whose lease was taken over writes
+   * nothing more) or `AppendConflict` when the stream is not at `expectedSeq`.
+   */
+  const checkAt = async (
+    query: Query,
+    stream: string,
+    expectedSeq: number,
+    writer: Writer | undefined,
+  ): Promise<void> => {
+    const found =
+      writer === undefined
+        ? await query(LAST_SEQ, [stream])
+        : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]);
+    if (writer !== undefined && (found[0] as { held: boolean }).held !== true)
+      throw new LeaseLost({ stream, holder: writer.holder });
+    const actualSeq = seqOf(found);
+    if (actualSeq !== expectedSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
+  };
+
   const conflict = async (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: await lastSeq(stream) });
 
@@ -262,15 +283,7 @@ export const postgresStore = (
       );
       await ready();
       if (rows.length === 0) {
-        if (writer !== undefined) {
-          const [found] = await withConnection((query) =>
-            query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]),
-          );
-          if ((found as { held: boolean }).held !== true)
-            throw new LeaseLost({ stream, holder: writer.holder });
-        }
-        const actualSeq = await lastSeq(stream);
-        if (actualSeq !== expectedSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
+        await withConnection((query) => checkAt(query, stream, expectedSeq, writer));
         return [];
       }
       try {
@@ -278,16 +291,7 @@ export const postgresStore = (
           // Held to the end of the transaction: every other append to this stream, in any
           // process, waits here, and then sees what this one committed.
           await query(LOCK_STREAM, [lockSpace, stream]);
-          const found =
-            writer === undefined
-              ? await query(LAST_SEQ, [stream])
-              : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]);
-          // Fenced: a host whose lease was taken over writes nothing more.
-          if (writer !== undefined && (found[0] as { held: boolean }).held !== true)
-            throw new LeaseLost({ stream, holder: writer.holder });
-          const actualSeq = seqOf(found);
-          if (actualSeq !== expectedSeq)
-            throw new AppendConflict({ stream, expectedSeq, actualSeq });
+          await checkAt(query, stream, expectedSeq, writer);
           await query(INSERT, [
             stream,
             `[${rows.map((row) => row.data).join(",")}]`,
