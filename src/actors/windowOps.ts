@@ -11,7 +11,7 @@ import type { Reply, Request } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
 import type { WindowLog } from "./windowLog.ts";
 import { answerAsHolder, type LocalOps, windowRemote } from "./windowRemote.ts";
-import { TRY_AGAIN, type WindowWriter } from "./windowWriter.ts";
+import type { WindowWriter } from "./windowWriter.ts";
 
 const unanswered = () =>
   promptRefused("windowFailed", "the host writing this window did not answer; try again");
@@ -62,9 +62,10 @@ export const writerOps = (deps: {
     },
     confirm: async (confirmId, accept, echo = {}) => {
       await deps.owned();
+      if (remote === undefined) return local.confirm(confirmId, accept, echo);
       return writer.run(
         () => local.confirm(confirmId, accept, echo),
-        async (holder) => (remote ? remote.confirm(holder, confirmId, accept, echo) : TRY_AGAIN),
+        (holder) => remote.confirm(holder, confirmId, accept, echo),
         () => ({ _tag: "UnknownConfirmation" }),
       );
     },
@@ -72,9 +73,10 @@ export const writerOps = (deps: {
       const problem = selectionProblem(kind, ids);
       if (problem !== undefined) throw new SelectionRefused({ detail: problem });
       await deps.started();
+      if (remote === undefined) return local.select(kind, ids, options);
       return writer.run(
         () => local.select(kind, ids, options),
-        async (holder) => (remote ? remote.select(holder, kind, ids, options) : TRY_AGAIN),
+        (holder) => remote.select(holder, kind, ids, options),
         () => {
           throw unanswered();
         },
@@ -92,9 +94,10 @@ export const writerOps = (deps: {
     },
     reset: async () => {
       await deps.started();
+      if (remote === undefined) return local.reset();
       return writer.run(
         () => local.reset(),
-        async (holder) => (remote ? remote.reset(holder) : TRY_AGAIN),
+        (holder) => remote.reset(holder),
         () => {
           throw unanswered();
         },
