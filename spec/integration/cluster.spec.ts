@@ -111,22 +111,31 @@ describe.skipIf(!havePostgres)(postgresSuite("three host processes on one databa
 
   it("a turn with two confirmations, each answered through another host: every host's stream shows the same log; each command ran once", async () => {
     const client = "window-1";
-    const [h1, h2, h3] = hosts as [Running, Running, Running];
+    // Each request to a host chosen at random: the prompt to one, each answer to one of the two others.
+    const [asked, answers1, answers2] = [...hosts].sort(() => Math.random() - 0.5) as [
+      Running,
+      Running,
+      Running,
+    ];
+    const again1 = hosts[Math.floor(Math.random() * hosts.length)] as Running;
+    const order = `prompt ${asked.id}, answers ${answers1.id} and ${answers2.id}, again ${again1.id}`;
     const streams = await Promise.all(hosts.map((h) => follow(h, client)));
     const events = () => streams[0]?.stream.events() ?? [];
-    expect((await post(h1, client, "prompt", { text: "delete 1 and 2" })).status).toBe(202);
+    expect((await post(asked, client, "prompt", { text: "delete 1 and 2" })).status, order).toBe(
+      202,
+    );
     await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(1), { timeout: 10_000 });
-    const first = await post(h2, client, "confirm", {
+    const first = await post(answers1, client, "confirm", {
       confirmId: confirmIds(events())[0],
       accept: true,
     });
-    expect(first.body).toEqual({ result: { _tag: "Answered", answer: "accepted" } });
+    expect(first.body, order).toEqual({ result: { _tag: "Answered", answer: "accepted" } });
     await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(2), { timeout: 10_000 });
-    const second = await post(h3, client, "confirm", {
+    const second = await post(answers2, client, "confirm", {
       confirmId: confirmIds(events())[1],
       accept: true,
     });
-    expect(second.body).toEqual({ result: { _tag: "Answered", answer: "accepted" } });
+    expect(second.body, order).toEqual({ result: { _tag: "Answered", answer: "accepted" } });
     await vi.waitFor(
       () => {
         for (const { stream } of streams)
@@ -138,12 +147,13 @@ describe.skipIf(!havePostgres)(postgresSuite("three host processes on one databa
     for (const other of others) expect(other).toEqual(one);
     expect(one?.map((e) => e.seq)).toEqual(one?.map((_, i) => i + 1));
     // Single use, wherever it is asked again.
-    const again = await post(h1, client, "confirm", {
+    const again = await post(again1, client, "confirm", {
       confirmId: confirmIds(events())[0],
       accept: true,
     });
-    expect(again.body).toEqual({ result: { _tag: "UnknownConfirmation" } });
-    expect(await runs()).toEqual(['h1 {"id":1}', 'h1 {"id":2}']);
+    expect(again.body, order).toEqual({ result: { _tag: "UnknownConfirmation" } });
+    // Run once each, by the host the prompt reached: it held the lease for the turn.
+    expect(await runs(), order).toEqual([`${asked.id} {"id":1}`, `${asked.id} {"id":2}`]);
     for (const { close } of streams) close();
   }, 40_000);
 
