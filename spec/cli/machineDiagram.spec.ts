@@ -37,10 +37,10 @@ describe("machine diagrams", () => {
   it("draws a machine's states and labelled transitions", () => {
     expect(machineDiagram(MACHINES.coalescer as AnyStateMachine)).toMatchInlineSnapshot(`
       "stateDiagram-v2
-        [*] --> empty
-        empty --> gathering: PIECE
-        gathering --> empty: FLUSH / flush
-        gathering --> empty: after coalesce / flush
+        [*] --> quiet
+        quiet --> streaming: TEXT / openGathering
+        streaming --> streaming: FLUSH / flush
+        streaming --> quiet: QUIET / flush, closeGathering
       "
     `);
   });

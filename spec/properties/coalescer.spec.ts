@@ -143,6 +143,27 @@ describe("the coalescer (SimulatedClock)", () => {
     );
   });
 
+  it("10 s of text at 1 000 pieces a second costs the machine its start and its end, not an event per gathering", () => {
+    const clock = simulatedClock(0);
+    const events: string[] = [];
+    const deltas: number[] = [];
+    const c = coalescer(
+      clock,
+      () => deltas.push(clock.now()),
+      (inspection) => {
+        if (inspection.type === "@xstate.event" && inspection.actorRef.id === "coalescer")
+          events.push(inspection.event.type);
+      },
+    );
+    for (let i = 0; i < 10_000; i++) {
+      c.push(1, "x");
+      clock.increment(1);
+    }
+    c.release();
+    expect(deltas.length).toBeGreaterThanOrEqual(190);
+    expect(events.filter((type) => !type.startsWith("xstate."))).toEqual(["TEXT", "QUIET"]);
+  });
+
   it("1 000 pieces a second for 10 s: at most 21 deltas a second, none later than 50 ms", () => {
     for (const perSecond of [1_000, 10_000]) {
       const clock = simulatedClock(0);

@@ -1,8 +1,12 @@
 /**
- * When streamed text is told to the window: pieces gather for 50 ms, then go
- * as one delta; anything else that happens flushes them first. The machine
- * holds no text and sees no piece but the first of each gathering, so a
- * piece never costs an event: it decides only when a flush is due.
+ * When streamed text is told to the window. While text streams, pieces
+ * gather for 50 ms from the first that waits, then go as one delta; anything
+ * else that happens flushes them first. The machine decides the policy (when
+ * gathering opens and closes, how long a gathering lasts, that another event
+ * flushes); the window's `Coalescer` keeps the text and times each gathering
+ * with a plain timer of the host's clock, so neither a piece nor a gathering
+ * costs an XState event: only the start of a turn's text, each forced flush,
+ * and its end do.
  */
 import { emit, setup } from "xstate";
 
@@ -10,37 +14,54 @@ import { emit, setup } from "xstate";
 export const COALESCE_MS = 50;
 
 export type CoalescerEvent =
-  /** The first piece of a gathering arrived. */
-  | { readonly type: "PIECE" }
+  /** Text began to stream (the first piece since the coalescer was quiet). */
+  | { readonly type: "TEXT" }
   /** Something else is about to be logged, or Stop: tell what waits now. */
-  | { readonly type: "FLUSH" };
+  | { readonly type: "FLUSH" }
+  /** The turn's text is over: tell what waits and stop gathering. */
+  | { readonly type: "QUIET" };
 
-/** Emitted when the gathered text is due. */
-export type CoalescerEmitted = { readonly type: "flush" };
+/** Emitted to the coalescer: how to gather, and when to tell. */
+export type CoalescerEmitted =
+  /** From now on, tell each run of pieces `everyMs` after its first piece. */
+  | { readonly type: "gather"; readonly everyMs: number }
+  /** Tell what waits now. */
+  | { readonly type: "flush" }
+  /** Gathering is over: no timer is left running. */
+  | { readonly type: "rest" };
 
 /**
- * `empty → gathering → empty`: a flush after `coalesce` (50 ms) or on `FLUSH`.
+ * `quiet → streaming → quiet`: `TEXT` opens gathering (`gather`, every
+ * `coalesce` = 50 ms); in `streaming` a `FLUSH` tells what waits at once;
+ * `QUIET` tells what waits and ends gathering (`rest`).
  *
  * @example
  * ```ts
  * const actor = createActor(coalescerMachine, { clock });
+ * actor.on("gather", ({ everyMs }) => (gatherMs = everyMs));
  * actor.on("flush", () => tell(buffer.take()));
  * actor.start();
- * actor.send({ type: "PIECE" }); // 50 ms later: "flush"
+ * actor.send({ type: "TEXT" }); // gatherMs = 50: the coalescer times each gathering
+ * actor.send({ type: "FLUSH" }); // "flush": what waits is told now
  * ```
  */
 export const coalescerMachine = setup({
   types: { events: {} as CoalescerEvent, emitted: {} as CoalescerEmitted },
-  delays: { coalesce: COALESCE_MS },
-  actions: { flush: emit({ type: "flush" as const }) },
+  actions: {
+    openGathering: emit({ type: "gather" as const, everyMs: COALESCE_MS }),
+    flush: emit({ type: "flush" as const }),
+    closeGathering: emit({ type: "rest" as const }),
+  },
 }).createMachine({
   id: "coalescer",
-  initial: "empty",
+  initial: "quiet",
   states: {
-    empty: { on: { PIECE: "gathering" } },
-    gathering: {
-      after: { coalesce: { target: "empty", actions: "flush" } },
-      on: { FLUSH: { target: "empty", actions: "flush" } },
+    quiet: { on: { TEXT: { target: "streaming", actions: "openGathering" } } },
+    streaming: {
+      on: {
+        FLUSH: { actions: "flush" },
+        QUIET: { target: "quiet", actions: ["flush", "closeGathering"] },
+      },
     },
   },
 });
