@@ -7,6 +7,7 @@
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { InspectionEvent } from "xstate";
 import { coalescer } from "../../src/actors/coalescer.ts";
 import { COALESCE_MS } from "../../src/machines/coalescerMachine.ts";
 import { runs, timeoutFor } from "./runs.ts";
@@ -150,8 +151,11 @@ describe("the coalescer (SimulatedClock)", () => {
     const c = coalescer(
       clock,
       () => deltas.push(clock.now()),
-      (inspection) => {
-        if (inspection.type === "@xstate.event" && inspection.actorRef.id === "coalescer")
+      (inspection: InspectionEvent) => {
+        if (
+          inspection.type === "@xstate.event" &&
+          (inspection.actorRef as { id?: string }).id === "coalescer"
+        )
           events.push(inspection.event.type);
       },
     );
