@@ -1,14 +1,15 @@
 /**
  * One window's log, as the running system holds it: appends go to the store
- * one at a time, in order, each stamped with the clock; the projections the
- * window needs are kept up to date; every appended event is published.
+ * in order, each stamped with the clock, those made while a write is in
+ * flight written together by the next (one transaction, not one each); the
+ * projections the window needs are kept up to date; every appended event is
+ * published.
  */
 import { Observable, Subject } from "rxjs";
 import { StoreContractBroken } from "../runtime/errors.ts";
 import type { EventStore } from "../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../runtime/log/events.ts";
 import { type PanelState, panelItems } from "../runtime/log/panelItems.ts";
-import type { Projection } from "../runtime/log/projection.ts";
 import {
   type HistoryState,
   history,
@@ -23,6 +24,7 @@ import { epochOf } from "../runtime/log/resumePoint.ts";
 import { LeaseLost, type Writer } from "../runtime/log/writerLeases.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import type { EventFeed } from "./assistantWindow.ts";
+import { LazyView } from "./lazyView.ts";
 import { FeedOfLog } from "./logFeed.ts";
 
 /** What a window's log is named in the store: the prefix, then the client id. */
@@ -30,10 +32,6 @@ export const STREAM_PREFIX = "conversation/";
 
 /** The stream of a window's log. */
 export const streamOf = (clientId: string): string => `${STREAM_PREFIX}${clientId}`;
-
-/** Several events onto an immutable state: one private replay, then shared (frozen like `apply`'s). */
-const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<LogEvent>): S =>
-  Object.freeze(projection.fold(events, state));
 
 export type { UnstampedEvent as Unstamped } from "../runtime/log/events.ts";
 
@@ -84,38 +82,19 @@ export interface WindowLog {
 }
 
 /**
- * A projection kept up to date on demand: an append only queues the event,
- * and a read applies what is queued, so a turn's many appends cost no fold
- * unless something reads it. A class, so the thousands of idle windows share
- * its methods.
+ * `promise`, with its refusal marked handled: an append the caller does not
+ * await (`void log.append(…)`) is no unhandled rejection, as the queue hears
+ * and tells every refusal; one the caller awaits still rejects.
  */
-class LazyView<S> {
-  readonly #projection: Projection<S>;
-  #state: S;
-  #queued: LogEvent[] = [];
+const handled = <T>(promise: Promise<T>): Promise<T> => {
+  promise.catch(() => undefined);
+  return promise;
+};
 
-  constructor(projection: Projection<S>) {
-    this.#projection = projection;
-    this.#state = projection.initial;
-  }
-
-  push(event: LogEvent): void {
-    this.#queued.push(event);
-  }
-
-  reset(events: ReadonlyArray<LogEvent>): void {
-    this.#state = this.#projection.fold(events);
-    this.#queued = [];
-  }
-
-  read(): S {
-    const queued = this.#queued;
-    if (queued.length === 1)
-      this.#state = this.#projection.apply(this.#state, queued[0] as LogEvent);
-    else if (queued.length > 1) this.#state = foldOnto(this.#projection, this.#state, queued);
-    if (queued.length > 0) this.#queued = [];
-    return this.#state;
-  }
+/** Appends written together: their events, and the write that stores them. */
+interface Batch {
+  readonly events: NewEvent[];
+  written: Promise<ReadonlyArray<LogEvent>>;
 }
 
 /**
@@ -130,6 +109,11 @@ class LogOfWindow implements WindowLog {
   /** The lease appends are made under, on a store with leases; none there refuses them. */
   readonly #writer: (() => Writer | undefined) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The appends queued behind the write in flight, not yet written: one
+   * store append (one transaction) writes them all when their turn comes.
+   */
+  #batch: Batch | undefined;
   #lastSeq = 0;
   #epoch: string | undefined;
   /** A catch-up queued and not yet reading: later notices join it. */
@@ -175,8 +159,19 @@ class LogOfWindow implements WindowLog {
 
   append(event: Unstamped): Promise<LogEvent> {
     const stamped = { ...event, at: this.#clock.now() } as NewEvent;
+    // Queued behind a write in flight: it joins the next write rather than making one of its own.
+    const open = this.#batch;
+    if (open !== undefined) {
+      open.events.push(stamped);
+      const at = open.events.length - 1;
+      return handled(open.written.then((stored) => stored[at] as LogEvent));
+    }
+    const batch: Batch = { events: [stamped], written: Promise.resolve([]) };
+    this.#batch = batch;
     let fromStore = false;
     const written = this.#queue.then(async () => {
+      // From here on, appends make the next batch: this one is written as it is.
+      if (this.#batch === batch) this.#batch = undefined;
       if (this.#refused !== undefined) throw this.#refused.error;
       fromStore = true;
       const writer = this.#writer?.();
@@ -186,25 +181,26 @@ class LogOfWindow implements WindowLog {
         this.#refused = { error };
         throw error;
       }
-      const [stored] = await this.#store
-        .append(this.stream, [stamped], this.#lastSeq, writer)
+      const stored = await this.#store
+        .append(this.stream, batch.events, this.#lastSeq, writer)
         .catch((error: unknown) => {
           this.#refused = { error };
           throw error;
         });
-      if (stored === undefined)
+      if (stored.length !== batch.events.length)
         throw new StoreContractBroken({
           port: "EventStore",
-          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
+          reason: `an append of ${batch.events.length} event(s) to ${JSON.stringify(this.stream)} resolved with ${stored.length}: append must resolve with the events it wrote`,
         });
-      this.#accept(stored);
+      for (const one of stored) this.#accept(one);
       return stored;
     });
+    batch.written = written;
     // The store's refusal is told once; the appends refused behind it are not told again.
     this.#queue = written.catch((error: unknown) => {
       if (fromStore) this.#onFailure(error);
     });
-    return written;
+    return handled(written.then((stored) => stored[0] as LogEvent));
   }
 
   async idle(): Promise<void> {
@@ -218,7 +214,9 @@ class LogOfWindow implements WindowLog {
     // One catch-up waits at a time: the notices of a burst of appends make one read, not one each.
     if (this.#catchingUp !== undefined && toSeq !== undefined) return this.#catchingUp;
     // In the queue, so an append of this host never runs between the read and the events kept;
-    // and after a reload in flight, which reads the log from its start anyway.
+    // and after a reload in flight, which reads the log from its start anyway. Appends after it
+    // are written after it.
+    this.#batch = undefined;
     const done = Promise.all([this.#queue, this.#reloading]).then(
       async (): Promise<"kept" | "foreign"> => {
         this.#catchingUp = undefined;
@@ -247,6 +245,8 @@ class LogOfWindow implements WindowLog {
 
   reload(): Promise<ReadonlyArray<LogEvent>> {
     this.#reading = true;
+    // Appends after the reload are written after it.
+    this.#batch = undefined;
     const reloaded = this.#reload();
     this.#reloading = reloaded.catch(() => undefined);
     return reloaded;
