@@ -49,13 +49,23 @@ export class TurnWaiters {
     });
   }
 
-  /** Refuses with `error` every prompt waiting on a turn after `beyondTurn`. */
+  /** Whether a prompt waits. */
+  any(): boolean {
+    return this.#waiting !== undefined && this.#waiting.size > 0;
+  }
+
+  /**
+   * Refuses with `error` (or what `error()` makes, made only when a prompt
+   * waits) every prompt waiting on a turn after `beyondTurn`.
+   */
   refuse(error: unknown, beyondTurn = 0): void {
-    if (this.#waiting === undefined) return;
-    for (const waiter of [...this.#waiting])
+    const waiting = this.#waiting;
+    if (waiting === undefined || waiting.size === 0) return;
+    const reason = typeof error === "function" ? (error as () => unknown)() : error;
+    for (const waiter of [...waiting])
       if (waiter.turn > beyondTurn) {
-        this.#waiting.delete(waiter);
-        waiter.refuse(error);
+        waiting.delete(waiter);
+        waiter.refuse(reason);
       }
   }
 }

@@ -40,10 +40,9 @@ import { windowWriter } from "./windowWriter.ts";
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
+export { MAX_BEHIND } from "./windowFollow.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
-
-export { MAX_BEHIND } from "./windowFollow.ts";
 
 /** @internal */
 export const openWindow = (
@@ -213,7 +212,8 @@ export const openWindow = (
       actor = next;
       // A prompt whose turn the log never started (its first append was refused) ends here.
       turns.refuse(
-        lastFault ??
+        () =>
+          lastFault ??
           promptRefused(
             "windowFailed",
             "this window's conversation failed before the turn started",
