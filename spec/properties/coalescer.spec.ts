@@ -168,6 +168,34 @@ describe("the coalescer (SimulatedClock)", () => {
     expect(events.filter((type) => !type.startsWith("xstate."))).toEqual(["TEXT", "QUIET"]);
   });
 
+  it("a gathering whose timer is held up (the event loop busy reading) is told by the next piece after its 50 ms", () => {
+    let now = 0;
+    const timers: Array<() => void> = [];
+    // A clock whose timers do not run until told: the reads of a busy process come first.
+    const starved = {
+      now: () => now,
+      setTimeout: (fn: () => void) => timers.push(fn),
+      clearTimeout: () => undefined,
+    };
+    const told: Array<{ text: string; at: number }> = [];
+    const c = coalescer(starved, (_step, text) => told.push({ text, at: now }));
+    c.push(1, "a");
+    now = 30;
+    c.push(1, "b");
+    expect(told).toEqual([]);
+    now = 50;
+    c.push(1, "c");
+    expect(told).toEqual([{ text: "abc", at: 50 }]);
+    // The late timer, when it runs, tells nothing twice.
+    for (const fire of timers.splice(0)) fire();
+    expect(told).toEqual([{ text: "abc", at: 50 }]);
+    now = 60;
+    c.push(1, "d");
+    expect(c.waiting()).toBe(true);
+    c.release();
+    expect(told.map((t) => t.text)).toEqual(["abc", "d"]);
+  });
+
   it("1 000 pieces a second for 10 s: at most 21 deltas a second, none later than 50 ms", () => {
     for (const perSecond of [1_000, 10_000]) {
       const clock = simulatedClock(0);

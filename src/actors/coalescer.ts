@@ -29,8 +29,9 @@ export class Coalescer {
   #actor: Actor<typeof coalescerMachine> | undefined;
   /** How long a gathering lasts, as the machine said when it opened gathering; 0 while quiet. */
   #everyMs = 0;
-  /** The running gathering's timer. */
+  /** The running gathering's timer, and when its first piece came. */
   #timer: unknown;
+  #since = 0;
   readonly #due = () => {
     this.#timer = undefined;
     this.#take();
@@ -63,8 +64,14 @@ export class Coalescer {
     this.#step = step;
     const first = this.#text === "";
     this.#text += piece;
-    if (!first) return;
+    if (!first) {
+      // The gathering's time is up but its timer has not run (the event loop is busy reading):
+      // what gathered is told now, not after the reads.
+      if (this.#clock.now() - this.#since >= this.#everyMs) this.#take();
+      return;
+    }
     if (this.#everyMs === 0) this.#machine().send({ type: "TEXT" });
+    this.#since = this.#clock.now();
     this.#timer = this.#clock.setTimeout(this.#due, this.#everyMs);
   }
 
