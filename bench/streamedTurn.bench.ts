@@ -1,10 +1,21 @@
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
 import Anthropic from "@anthropic-ai/sdk";
-import { type AnyCommand, createApp, createHost, type LogEvent, offered } from "elyra-assistant";
+import {
+  type AnyCommand,
+  createApp,
+  createHost,
+  type EventStore,
+  type LogEvent,
+  offered,
+} from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
+import { sqliteStore } from "elyra-assistant/sqlite";
 import { type StandInRequest, says, toolCall } from "elyra-assistant/testing";
 import { crmCommands } from "../examples/crm/commands.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
@@ -173,9 +184,10 @@ interface Seen {
  * (opened, loaded and subscribed before the clock starts; closed after it
  * stops), every event of `events$()` collected as a transport would.
  */
-const pipeline = (url: string) => {
+const pipeline = (url: string, store?: EventStore) => {
   const host = createHost(makeApp(), {
     model: anthropic({ baseURL: url, apiKey: API_KEY, maxRetries: 0 }),
+    ...(store === undefined ? {} : { store }),
   });
   let opened = 0;
   const open = async () => {
@@ -260,62 +272,71 @@ const r3 = (value: number) => Math.round(value * 1000) / 1000;
 
 const run = async (): Promise<BenchResult> => {
   const { url, child } = await startStandIn(import.meta.url);
+  const dir = mkdtempSync(join(tmpdir(), "elyra-bench-turn-"));
+  const sqlite = sqliteStore(join(dir, "assistant.db"));
   const bare = bareLoop(url);
-  const side = pipeline(url);
-  const seen: Seen[] = [];
+  const sides = [
+    { name: "memory store", side: pipeline(url), seen: [] as Seen[], figures: [] as Batch[] },
+    {
+      name: "SQLite store",
+      side: pipeline(url, sqlite),
+      seen: [] as Seen[],
+      figures: [] as Batch[],
+    },
+  ];
   const bareFigures: Batch[] = [];
-  const pipeFigures: Batch[] = [];
   let standInBefore: number | null = null;
   let standInMsPerTurn: number | null = null;
   try {
     await runBare(bare, WARMUP_TURNS);
-    await runPipeline(side, WARMUP_TURNS, []);
+    for (const s of sides) await runPipeline(s.side, WARMUP_TURNS, []);
     standInBefore = await processCpuMs(child.pid);
     for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) {
-        bareFigures.push(await runBare(bare, TURNS_PER_BATCH));
-        pipeFigures.push(await runPipeline(side, TURNS_PER_BATCH, seen));
-      } else {
-        pipeFigures.push(await runPipeline(side, TURNS_PER_BATCH, seen));
-        bareFigures.push(await runBare(bare, TURNS_PER_BATCH));
+      // Each round measures the bare loop, then each store, or the reverse: the order alternates.
+      const order = round % 2 === 0 ? [-1, 0, 1] : [1, 0, -1];
+      for (const at of order) {
+        if (at < 0) bareFigures.push(await runBare(bare, TURNS_PER_BATCH));
+        else {
+          const s = sides[at]!;
+          s.figures.push(await runPipeline(s.side, TURNS_PER_BATCH, s.seen));
+        }
       }
     }
     const after = await processCpuMs(child.pid);
     if (standInBefore !== null && after !== null) {
-      standInMsPerTurn = (after - standInBefore) / (2 * ROUNDS * TURNS_PER_BATCH);
+      standInMsPerTurn = (after - standInBefore) / (3 * ROUNDS * TURNS_PER_BATCH);
     }
   } finally {
-    await side.close();
+    for (const s of sides) await s.side.close();
+    await sqlite.close();
+    rmSync(dir, { recursive: true, force: true });
     child.stdin?.end();
     await once(child, "exit");
   }
-  const ratios = pipeFigures.map((p, i) => p.cpuMs / bareFigures[i]!.cpuMs);
-  const wallRatios = pipeFigures.map((p, i) => p.wallMs / bareFigures[i]!.wallMs);
   const bareCpu = median(bareFigures.map((b) => b.cpuMs));
-  const pipeCpu = median(pipeFigures.map((p) => p.cpuMs));
   const bareWall = median(bareFigures.map((b) => b.wallMs));
-  const pipeWall = median(pipeFigures.map((p) => p.wallMs));
-  const cpuRatio = median(ratios);
-  const textDeltas = median(seen.map((s) => s.textDeltas));
-  const events = median(seen.map((s) => s.events));
-  const rows = [
-    {
-      case: "3 tool steps + 4 KB in 1 000 pieces",
+  const rows = sides.map(({ name, figures, seen }) => {
+    const ratios = figures.map((p, i) => p.cpuMs / bareFigures[i]!.cpuMs);
+    const wallRatios = figures.map((p, i) => p.wallMs / bareFigures[i]!.wallMs);
+    const cpuRatio = median(ratios);
+    return {
+      case: `3 tool steps + 4 KB in 1 000 pieces, ${name}`,
       bareCpuMs: r2(bareCpu),
-      pipelineCpuMs: r2(pipeCpu),
+      pipelineCpuMs: r2(median(figures.map((p) => p.cpuMs))),
       cpuRatio: r3(cpuRatio),
       cpuRatioMin: r3(Math.min(...ratios)),
       cpuRatioMax: r3(Math.max(...ratios)),
       bareWallMs: r2(bareWall),
-      pipelineWallMs: r2(pipeWall),
+      pipelineWallMs: r2(median(figures.map((p) => p.wallMs))),
       wallRatio: r3(median(wallRatios)),
-      eventsPerTurn: events,
-      textDeltasPerTurn: textDeltas,
+      eventsPerTurn: median(seen.map((s) => s.events)),
+      textDeltasPerTurn: median(seen.map((s) => s.textDeltas)),
       textDeltasMin: Math.min(...seen.map((s) => s.textDeltas)),
       textDeltasMax: Math.max(...seen.map((s) => s.textDeltas)),
       pass: cpuRatio <= TARGET_CPU_RATIO,
-    },
-  ];
+    };
+  });
+  const seen = sides.flatMap((s) => s.seen);
   return {
     title: "streamed turn: 3 tool steps, a 4 KB answer in 1 000 pieces",
     baseline:
@@ -351,12 +372,13 @@ const run = async (): Promise<BenchResult> => {
       "bare: new Anthropic({maxRetries: 0}), messages.create({stream: true}) and for await per " +
         "step, text deltas concatenated, partial_json parsed at block stop, the command's run " +
         "called directly, the next request built by hand; the same system prompt and tools sent.",
-      "pipeline: createHost(app, {model: anthropic({maxRetries: 0})}), memory store, one fresh " +
+      "pipeline: createHost(app, {model: anthropic({maxRetries: 0})}), with the memory store or " +
+        "sqliteStore (a file in the temp directory, WAL, synchronous NORMAL: the defaults), one fresh " +
         "window per turn, an events$() subscriber collecting every event, await prompt() and " +
         "settled(); opening the window and subscribing happen before the clock, closing after.",
-      `Medians of ${ROUNDS} rounds of ${TURNS_PER_BATCH} turns a side, the order alternated each ` +
+      `Medians of ${ROUNDS} rounds of ${TURNS_PER_BATCH} turns a side (bare, memory, SQLite), the order reversed each ` +
         `round, a forced GC before each batch, ${WARMUP_TURNS} warm-up turns a side first; ` +
-        "cpuRatio is the median of the rounds' ratios, min/max beside it.",
+        "cpuRatio is the median of the rounds' ratios to the bare batch of the same round, min/max beside it.",
       `eventsPerTurn: every event the subscriber saw (TurnStarted … Answered); ` +
         `textDeltasPerTurn: the TextDelta events the ${PIECES} pieces became ` +
         `(over ${seen.length} turns: ${Math.min(...seen.map((s) => s.textDeltas))}–` +
