@@ -1,5 +1,5 @@
 /** The proxy served on loopback in front of the stand-in, and the real SDK pointed at it. */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { toNodeListener } from "elyra-assistant/http";
@@ -99,3 +99,38 @@ export const ask = (text: string) => ({
   max_tokens: 1024,
   messages: [{ role: "user" as const, content: text }],
 });
+
+/** How a bare upstream answers a request whose body it has read. */
+export type UpstreamAnswer = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** A bare upstream: counts requests and sockets, and answers cut before their end. */
+export const bareUpstream = async (answer: UpstreamAnswer) => {
+  const seen = { requests: 0, sockets: new Set<unknown>(), cut: 0, bodies: [] as string[] };
+  const server = createServer((request, response) => {
+    seen.requests++;
+    seen.sockets.add(request.socket);
+    response.once("close", () => {
+      if (!response.writableFinished) seen.cut++;
+    });
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.once("end", () => {
+      seen.bodies.push(body);
+      answer(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};

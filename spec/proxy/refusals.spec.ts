@@ -1,7 +1,10 @@
 /** Every refusal is the API's error JSON with its status, and nothing goes upstream (P1, P2). */
 import Anthropic from "@anthropic-ai/sdk";
+import { createProxy } from "elyra-assistant/proxy";
 import { memoryRateLimitStore, says } from "elyra-assistant/testing";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { runs } from "../properties/runs.ts";
 import { ask, proxied, USER_TOKEN } from "./fixture.ts";
 
 type Setup = Awaited<ReturnType<typeof proxied>>;
@@ -178,6 +181,72 @@ describe("refusals, with 0 upstream requests", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
     expect(setup.api.requests).toEqual([]);
+  });
+
+  it("a URL is taken when its path, as the URL parser reads it, ends in /v1/messages: anything else is 404", async () => {
+    const handle = createProxy({
+      apiKey: "k",
+      authenticate: () => undefined,
+      models: [ask("").model],
+      maxTokens: 4096,
+      upstream: "http://127.0.0.1:9",
+    });
+    const segment = fc.oneof(
+      fc.constantFrom(
+        "v1",
+        "messages",
+        "v1/messages",
+        "",
+        ".",
+        "..",
+        "%2F",
+        "m%65ssages",
+        "?",
+        "#",
+      ),
+      fc.webSegment(),
+    );
+    const url = fc.record({
+      scheme: fc.constantFrom("http", "https"),
+      user: fc.option(fc.constantFrom("a", "a:b", "a%2Fb", "v1/messages"), { nil: undefined }),
+      host: fc.constantFrom("proxy.test", "v1", "127.0.0.1:8080", "[::1]:3000"),
+      path: fc.array(segment, { maxLength: 5 }),
+      trailing: fc.boolean(),
+      query: fc.option(fc.constantFrom("a=1", "x=/v1/messages", ""), { nil: undefined }),
+      fragment: fc.option(fc.constantFrom("f", "/v1/messages", "?q"), { nil: undefined }),
+    });
+    const text = (u: typeof url extends fc.Arbitrary<infer A> ? A : never) =>
+      `${u.scheme}://${u.user === undefined ? "" : `${u.user}@`}${u.host}/${u.path.join("/")}${
+        u.trailing ? "/" : ""
+      }${u.query === undefined ? "" : `?${u.query}`}${u.fragment === undefined ? "" : `#${u.fragment}`}`;
+    const plain = {
+      scheme: "http",
+      user: undefined,
+      host: "proxy.test",
+      path: ["v1", "messages"],
+      trailing: false,
+      query: undefined,
+      fragment: undefined,
+    };
+    await fc.assert(
+      fc.asyncProperty(url, async (u) => {
+        // As a host hands it over, serialized; with userinfo too (an absolute-form target),
+        // which `new Request` refuses, hence a request of a URL and a method alone.
+        const href = new URL(text(u)).href;
+        const taken = /\/v1\/messages\/?$/.test(new URL(href).pathname);
+        const request = { url: href, method: "POST", headers: new Headers() } as Request;
+        // Taken: refused for want of a user (401); else not found (404).
+        expect((await handle(request)).status).toBe(taken ? 401 : 404);
+      }),
+      {
+        numRuns: runs(500),
+        // The host and the userinfo don't count: "//v1/messages" is the path "/messages".
+        examples: [
+          [{ ...plain, host: "v1", path: ["messages"] }],
+          [{ ...plain, user: "v1/messages", path: [] }],
+        ],
+      },
+    );
   });
 });
 

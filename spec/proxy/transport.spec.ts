@@ -3,46 +3,18 @@
  * never the platform's `fetch`; the app's `fetch` when it gives one. Either way
  * the answer passes byte for byte, and a client that leaves drops upstream's.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createProxy, type ProxyOptions, type ProxyUsage } from "elyra-assistant/proxy";
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type Ada, ask, authenticate, USER_TOKEN, until } from "./fixture.ts";
-
-type Answer = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** A bare upstream: counts requests and sockets, and answers cut before their end. */
-const bareUpstream = async (answer: Answer) => {
-  const seen = { requests: 0, sockets: new Set<unknown>(), cut: 0, bodies: [] as string[] };
-  const server = createServer((request, response) => {
-    seen.requests++;
-    seen.sockets.add(request.socket);
-    response.once("close", () => {
-      if (!response.writableFinished) seen.cut++;
-    });
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      body += chunk;
-    });
-    request.once("end", () => {
-      seen.bodies.push(body);
-      answer(request, response);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-};
+import {
+  type Ada,
+  type UpstreamAnswer as Answer,
+  ask,
+  authenticate,
+  bareUpstream,
+  USER_TOKEN,
+  until,
+} from "./fixture.ts";
 
 let upstream: Awaited<ReturnType<typeof bareUpstream>> | undefined;
 afterEach(async () => {
@@ -150,6 +122,31 @@ describe("a dispatcher the app set with setGlobalDispatcher", () => {
     } finally {
       setGlobalDispatcher(previous);
       await egress.close();
+    }
+    expect(seen).toEqual([`${upstream.url}/v1/messages`, `${upstream.url}/v1/messages`]);
+  });
+
+  it("carries every request when it has dispatch() alone, not undici's other methods", async () => {
+    upstream = await bareUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end("{}");
+    });
+    const agent = new Agent();
+    const seen: string[] = [];
+    const bare = {
+      dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) => {
+        seen.push(`${String(options.origin)}${options.path}`);
+        return agent.dispatch(options, handler);
+      },
+    };
+    const previous = getGlobalDispatcher();
+    setGlobalDispatcher(bare as unknown as Dispatcher);
+    try {
+      const { handle } = proxyTo(upstream.url);
+      for (let i = 0; i < 2; i++) expect((await handle(post())).status).toBe(200);
+    } finally {
+      setGlobalDispatcher(previous);
+      await agent.close();
     }
     expect(seen).toEqual([`${upstream.url}/v1/messages`, `${upstream.url}/v1/messages`]);
   });

@@ -1,7 +1,9 @@
 /**
  * The backend proxy: the Messages API behind the app's own sign-in, so no
- * API key ever ships in the client. A fetch handler for `POST …/v1/messages`.
+ * API key ever ships in the client. A fetch handler for `POST …/v1/messages`,
+ * which answers on `node:http` itself when `toNodeListener` serves it.
  */
+import type { ServerResponse } from "node:http";
 import { Either } from "effect";
 import {
   memoryRateLimitStore,
@@ -14,6 +16,7 @@ import type { Usage } from "../../runtime/log/events.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
 import type { UsageStore } from "../../runtime/ports/usageStore.ts";
 import type { BodyProblem } from "../web/body.ts";
+import { ANSWER_ON_NODE, type AnswersOnNode } from "../web/nodeAnswer.ts";
 import {
   internalError,
   invalid,
@@ -94,7 +97,35 @@ export interface ProxyOptions<U = User> {
   readonly fetch?: typeof globalThis.fetch;
 }
 
+/** Whose usage a meter counts, and where its failures are told. */
+interface Metered<U> {
+  readonly user: U;
+  readonly model: string;
+  readonly key: string;
+  readonly request: Request;
+}
+
 const PATH = /\/v1\/messages\/?$/;
+const HTTP = /^https?:\/\//;
+
+/**
+ * The path of a request's URL. A `Request`'s URL is serialized, so an http(s)
+ * one's path runs from the first "/" after the scheme's "//" (its authority
+ * holds none: a "/" in userinfo is percent-encoded) to the query or the
+ * fragment; anything else is parsed.
+ */
+const pathOf = (url: string): string => {
+  const scheme = HTTP.exec(url);
+  if (scheme === null) return new URL(url).pathname;
+  const start = url.indexOf("/", scheme[0].length);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const fragment = url.indexOf("#", start);
+  if (fragment >= 0 && fragment < end) end = fragment;
+  return url.slice(start, end);
+};
 
 /** What the shared reader could not read, in the API's words. */
 const fromBody = (problem: BodyProblem): ProxyRefusal =>
@@ -164,8 +195,25 @@ export const createProxy = <U = User>(
       : undefined;
   };
 
-  const handle = async (request: Request): Promise<Response> => {
-    if (!PATH.test(new URL(request.url).pathname)) throw notFound();
+  /** Tells `onUsage` and the usage store of one request's usage. */
+  const record = (usage: Usage, { user, model, key, request }: Metered<U>): void => {
+    try {
+      options.onUsage?.({ user, model, usage });
+    } catch (error) {
+      report(error, request);
+    }
+    if (options.usage === undefined) return;
+    const counts = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+    Promise.resolve()
+      .then(() => options.usage?.add(key, counts))
+      .catch((error: unknown) => report(error, request));
+  };
+
+  const handle = async (
+    request: Request,
+    node: ServerResponse | undefined,
+  ): Promise<Response | undefined> => {
+    if (!PATH.test(pathOf(request.url))) throw notFound();
     if (request.method !== "POST") throw methodNotAllowed();
     const user = await options.authenticate(request);
     if (user === undefined || user === null) throw unauthenticated();
@@ -178,40 +226,38 @@ export const createProxy = <U = User>(
     const limited = await takeLimit(key);
     if (limited !== undefined) throw limited;
 
-    const model = checked.right.model;
-    const meter = usageMeter((usage) => {
-      try {
-        options.onUsage?.({ user, model, usage });
-      } catch (error) {
-        report(error, request);
-      }
-      if (options.usage === undefined) return;
-      const counts = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
-      Promise.resolve()
-        .then(() => options.usage?.add(key, counts))
-        .catch((error: unknown) => report(error, request));
-    });
-    return forward({
-      url,
-      apiKey: options.apiKey,
-      version: request.headers.get("anthropic-version"),
-      // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate keys).
-      body: JSON.stringify(json.right),
-      timeoutMs,
-      clock,
-      transport,
-      signal: request.signal,
-      meter,
-    });
+    const meter = usageMeter(record, { user, model: checked.right.model, key, request });
+    return forward(
+      {
+        url,
+        apiKey: options.apiKey,
+        version: request.headers.get("anthropic-version"),
+        // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate keys).
+        body: JSON.stringify(json.right),
+        timeoutMs,
+        clock,
+        transport,
+        meter,
+      },
+      request,
+      node,
+    );
   };
 
-  return async (request) => {
+  const answer = async (
+    request: Request,
+    node: ServerResponse | undefined,
+  ): Promise<Response | undefined> => {
     try {
-      return await handle(request);
+      return await handle(request, node);
     } catch (error) {
       if (error instanceof ProxyRefusal) return error.toResponse();
       report(error, request);
       return internalError();
     }
   };
+  const proxy = (request: Request) => answer(request, undefined) as Promise<Response>;
+  // On node:http (toNodeListener), the answer is written to Node's response itself.
+  const onNode: AnswersOnNode = { [ANSWER_ON_NODE]: answer };
+  return Object.assign(proxy, onNode);
 };

@@ -1,13 +1,21 @@
 /**
  * The default way upstream on Node: undici's `request()` over kept-alive
  * connections, without fetch's WHATWG streams, `Request` and `Headers` on
- * either side. undici is loaded when a proxy without a `fetch` is made, not
- * when the module is imported. It is an optional peer: without it the proxy
- * goes by the platform's `fetch`, slower (about half the requests a second
- * on the proxy bench) and otherwise the same.
+ * either side; the answer's Node stream is read as it is (its chunks pushed
+ * to a sink, paused and resumed), so that a proxy served on `node:http`
+ * pipes it into Node's response. undici is loaded when a proxy without a
+ * `fetch` is made, not when the module is imported. It is an optional peer:
+ * without it the proxy goes by the platform's `fetch`, slower (about half
+ * the requests a second on the proxy bench) and otherwise the same.
  */
 import type { Dispatcher } from "undici";
-import { fetchTransport, type Transport } from "./transport.ts";
+import {
+  type ChunkSink,
+  fetchTransport,
+  type Transport,
+  type UpstreamAnswer,
+  type UpstreamBody,
+} from "./transport.ts";
 
 type Undici = typeof import("undici");
 
@@ -49,16 +57,79 @@ const dispatcherOf = (from: Undici): Dispatcher => {
   return chosen;
 };
 
+let parsed: { readonly url: string; readonly origin: string; readonly path: string } | undefined;
+/** The origin and path of the URL a call goes to, parsed once for a proxy's one upstream. */
+const targetOf = (url: string): { readonly origin: string; readonly path: string } => {
+  if (parsed?.url !== url) {
+    const { origin, pathname, search } = new URL(url);
+    parsed = { url, origin, path: `${pathname}${search}` };
+  }
+  return parsed;
+};
+
 /** The statuses whose answer has no body, as `fetch` reads them. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-const headerOf =
-  (headers: Dispatcher.ResponseData["headers"]) =>
-  (name: string): string | null => {
-    const value = headers[name];
+/** A destroyed body ends its iterator with an error; none must go unhandled. */
+const ignore = (): void => undefined;
+
+/** undici's answer, its body read as its Node stream: chunks, pause and resume, as they are. */
+class UndiciAnswer implements UpstreamAnswer, UpstreamBody {
+  readonly status: number;
+  readonly body: UpstreamBody | null;
+  private readonly stream: Dispatcher.ResponseData["body"];
+  private chunks: AsyncIterator<Uint8Array> | undefined;
+
+  constructor(private readonly answer: Dispatcher.ResponseData) {
+    this.status = answer.statusCode;
+    this.stream = answer.body;
+    this.stream.on("error", ignore);
+    if (NULL_BODY.has(this.status)) {
+      this.stream.destroy();
+      this.body = null;
+    } else this.body = this;
+  }
+
+  header(name: string): string | null {
+    const value = this.answer.headers[name];
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(", ") : value;
-  };
+  }
+
+  async read(): Promise<Uint8Array | undefined> {
+    this.chunks ??= this.stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+    const next = await this.chunks.next();
+    return next.done === true ? undefined : next.value;
+  }
+
+  whole(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.stream.bytes() as Promise<Uint8Array<ArrayBuffer>>;
+  }
+
+  flow(sink: ChunkSink): void {
+    const stream = this.stream;
+    let ended = false;
+    stream.on("data", (chunk: Uint8Array) => {
+      if (!sink.chunk(chunk)) stream.pause();
+    });
+    stream.once("end", () => {
+      ended = true;
+      sink.end();
+    });
+    // After an error, or a destroy without one (the call's wire tripped).
+    stream.once("close", () => {
+      if (!ended) sink.fail(stream.errored);
+    });
+  }
+
+  resume(): void {
+    this.stream.resume();
+  }
+
+  cancel(): void {
+    this.stream.destroy();
+  }
+}
 
 /** The platform's `fetch`: the way upstream when undici, an optional peer, is not installed. */
 const platformFetch: Transport = fetchTransport((input, init) => globalThis.fetch(input, init));
@@ -75,35 +146,23 @@ export const undiciTransport: Transport = async (call) => {
     unavailable = true;
     return platformFetch(call);
   }
-  const answer = await from.request(call.url, {
-    dispatcher: dispatcherOf(from),
+  const { origin, path } = targetOf(call.url);
+  // undici's request() on the dispatcher, as its top-level request() calls it (any dispatcher,
+  // one with dispatch() alone too), without parsing the URL again each call.
+  const request = from.Dispatcher.prototype.request as (
+    this: Dispatcher,
+    options: Dispatcher.RequestOptions,
+  ) => Promise<Dispatcher.ResponseData>;
+  const answer = await request.call(dispatcherOf(from), {
+    origin,
+    path,
     method: "POST",
     headers: call.headers,
     body: call.body,
     // An emitter undici listens on (`once("abort")`), so no AbortSignal is made per call.
     signal: call.wire as unknown as NonNullable<Dispatcher.RequestOptions["signal"]>,
   });
-  const { body } = answer;
-  // A destroyed body ends its iterator with an error; none must go unhandled.
-  body.on("error", () => undefined);
-  if (NULL_BODY.has(answer.statusCode)) {
-    body.destroy();
-    return { status: answer.statusCode, header: headerOf(answer.headers), body: null };
-  }
-  let chunks: AsyncIterator<Uint8Array> | undefined;
-  return {
-    status: answer.statusCode,
-    header: headerOf(answer.headers),
-    body: {
-      read: async () => {
-        chunks ??= body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-        const next = await chunks.next();
-        return next.done === true ? undefined : next.value;
-      },
-      whole: () => body.bytes() as Promise<Uint8Array<ArrayBuffer>>,
-      cancel: () => void body.destroy(),
-    },
-  };
+  return new UndiciAnswer(answer);
 };
 
 /** Whether this runtime is Node itself (not Bun or Deno, which have Node's modules too). */

@@ -3,7 +3,7 @@
  * (never holding them back), or the whole JSON. Reported exactly once,
  * whatever ends the request: the end, an error, the client leaving.
  */
-import { createParser } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import type { Usage } from "../../runtime/log/events.ts";
 
 /** The API's usage fields, as `message_start`, `message_delta` and a whole message carry them. */
@@ -20,66 +20,80 @@ const count = (value: unknown): number | undefined =>
 /** What one request used so far, and the one report of it. */
 export interface UsageMeter {
   /** Takes usage from a whole message (or anything with a `usage`). */
-  readonly message: (json: unknown) => void;
+  message(json: unknown): void;
   /** Text of the event stream, as it passes. */
-  readonly feed: (text: string) => void;
+  feed(text: string): void;
   /** Reports what was seen; every call after the first does nothing. */
-  readonly settle: () => void;
+  settle(): void;
+}
+
+/** The data of `message_start` and `message_delta`, as far as usage goes. */
+type Counted = { message?: { usage?: WireUsage }; usage?: WireUsage };
+
+/** A meter's state and methods: one object a request, no closures but the parser's. */
+class Meter<C> implements UsageMeter {
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private cacheReadTokens: number | undefined;
+  private cacheWriteTokens: number | undefined;
+  private settled = false;
+  // Made for the first text fed: a whole JSON answer needs none.
+  private parser: EventSourceParser | undefined;
+
+  constructor(
+    private readonly report: (usage: Usage, context: C) => void,
+    private readonly context: C,
+  ) {}
+
+  message(json: unknown): void {
+    this.take((json as { usage?: WireUsage } | null)?.usage);
+  }
+
+  feed(text: string): void {
+    this.parser ??= createParser({ onEvent: (event) => this.event(event) });
+    this.parser.feed(text);
+  }
+
+  settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { cacheReadTokens, cacheWriteTokens } = this;
+    this.report(
+      {
+        inputTokens: this.inputTokens,
+        outputTokens: this.outputTokens,
+        ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+        ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+      },
+      this.context,
+    );
+  }
+
+  private event(event: EventSourceMessage): void {
+    // Only the two events that carry usage are parsed; text deltas are skipped unread.
+    if (event.event !== "message_start" && event.event !== "message_delta") return;
+    try {
+      const data = JSON.parse(event.data) as Counted;
+      this.take(event.event === "message_start" ? data.message?.usage : data.usage);
+    } catch {
+      // A malformed event is the client's SDK's to report; usage stays as it was.
+    }
+  }
+
+  private take(usage: WireUsage | undefined): void {
+    if (typeof usage !== "object" || usage === null) return;
+    this.inputTokens = count(usage.input_tokens) ?? this.inputTokens;
+    this.outputTokens = count(usage.output_tokens) ?? this.outputTokens;
+    this.cacheReadTokens = count(usage.cache_read_input_tokens) ?? this.cacheReadTokens;
+    this.cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? this.cacheWriteTokens;
+  }
 }
 
 /**
  * A meter whose `settle` calls `report` once with the latest count of each
- * field seen: `message_delta`'s counts are running totals, so the last wins.
+ * field seen (`message_delta`'s counts are running totals, so the last
+ * wins), and with `context`: the request's, so that one `report` serves
+ * every request.
  */
-export const usageMeter = (report: (usage: Usage) => void): UsageMeter => {
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let cacheReadTokens: number | undefined;
-  let cacheWriteTokens: number | undefined;
-  let settled = false;
-
-  const take = (usage: WireUsage | undefined) => {
-    if (typeof usage !== "object" || usage === null) return;
-    inputTokens = count(usage.input_tokens) ?? inputTokens;
-    outputTokens = count(usage.output_tokens) ?? outputTokens;
-    cacheReadTokens = count(usage.cache_read_input_tokens) ?? cacheReadTokens;
-    cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? cacheWriteTokens;
-  };
-
-  // Made for the first text fed: a whole JSON answer needs none.
-  const makeParser = () =>
-    createParser({
-      onEvent: (event) => {
-        // Only the two events that carry usage are parsed; text deltas are skipped unread.
-        if (event.event !== "message_start" && event.event !== "message_delta") return;
-        try {
-          const data = JSON.parse(event.data) as {
-            message?: { usage?: WireUsage };
-            usage?: WireUsage;
-          };
-          take(event.event === "message_start" ? data.message?.usage : data.usage);
-        } catch {
-          // A malformed event is the client's SDK's to report; usage stays as it was.
-        }
-      },
-    });
-  let parser: ReturnType<typeof createParser> | undefined;
-
-  return {
-    message: (json) => take((json as { usage?: WireUsage } | null)?.usage),
-    feed: (text) => {
-      parser ??= makeParser();
-      parser.feed(text);
-    },
-    settle: () => {
-      if (settled) return;
-      settled = true;
-      report({
-        inputTokens,
-        outputTokens,
-        ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
-        ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
-      });
-    },
-  };
-};
+export const usageMeter = <C>(report: (usage: Usage, context: C) => void, context: C): UsageMeter =>
+  new Meter(report, context);

@@ -2,12 +2,16 @@
  * A fetch handler on `node:http`, through `@hono/node-server`: the request as
  * a `Request` (its body streamed, its signal aborted when the client goes),
  * the `Response` streamed back as it is written, waiting when the socket is
- * full. Node's own `Request` and `Response` are left as they are.
+ * full. Node's own `Request` and `Response` are left as they are. A handler
+ * with a {@link NodeAnswer} of its own (the proxy) is given Node's response to
+ * write itself.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { getRequestListener } from "@hono/node-server";
+import { type IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener, type Http2Bindings, type HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { refusalResponse } from "./errorAnswer.ts";
 import type { FetchHandler } from "./fetchHandler.ts";
+import { ANSWER_ON_NODE, type AnswersOnNode, type NodeAnswer } from "./nodeAnswer.ts";
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
@@ -15,10 +19,23 @@ export interface NodeListenerOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** The handler as the listener calls it: by its own {@link NodeAnswer} on an HTTP/1 response, if it has one. */
+const callbackOf = (handle: FetchHandler) => {
+  const onNode: NodeAnswer | undefined = (handle as AnswersOnNode)[ANSWER_ON_NODE];
+  if (onNode === undefined) return (request: Request) => handle(request);
+  return async (request: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
+    // An HTTP/2 compatibility response is answered the web way.
+    if (!(env.outgoing instanceof ServerResponse)) return handle(request);
+    // Answered already: the listener writes nothing more.
+    return (await onNode(request, env.outgoing)) ?? RESPONSE_ALREADY_SENT;
+  };
+};
+
 /**
  * A `node:http` request listener serving a fetch handler: the request's
  * signal aborts when the client disconnects (ending its event streams), and
- * the response is streamed back as it is written.
+ * the response is streamed back as it is written. A handler that answers on
+ * Node itself (the proxy) is given the response to write.
  *
  * @example
  * ```ts
@@ -35,7 +52,7 @@ export const toNodeListener = (
   const report =
     options.onError ??
     ((error: unknown) => console.error("elyra-assistant/http: a response failed", error));
-  return getRequestListener((request) => handle(request), {
+  return getRequestListener(callbackOf(handle), {
     overrideGlobalObjects: false,
     errorHandler: (error) => {
       report(error);
