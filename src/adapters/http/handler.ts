@@ -3,8 +3,10 @@
  * route checks the host's token, then who the user is, then that the window
  * is theirs, before it reads anything else of the request.
  */
+import type { ServerResponse } from "node:http";
 import { Either, type Schema } from "effect";
 import { type Context, Hono } from "hono";
+import type { Observable } from "rxjs";
 import { FeedBehind } from "../../actors/assistantWindow.ts";
 import type { Host } from "../../actors/host.ts";
 import type { AssistantWindow, PromptInput } from "../../actors/window.ts";
@@ -13,7 +15,9 @@ import type { User } from "../../runtime/commands/origin.ts";
 import type { Secrets } from "../../runtime/ports/secrets.ts";
 import { decode, readJson } from "../web/body.ts";
 import type { FetchHandler } from "../web/fetchHandler.ts";
-import { sseResponse } from "../web/sse.ts";
+import { ANSWER_ON_NODE, type AnswersOnNode, type NodeAnswer } from "../web/nodeAnswer.ts";
+import { type PullSource, type SseOptions, sseResponse } from "../web/sse.ts";
+import { sseOnNode } from "../web/sseNode.ts";
 import { sameToken } from "../web/token.ts";
 import {
   API_KEY_PATTERN,
@@ -86,7 +90,43 @@ export interface AssistantHttpOptions {
 
 export type { FetchHandler };
 
-type Env = { Variables: { user: User } };
+/** What the routes are run with: Node's response, when served on `node:http` (HTTP/1). */
+interface Bindings {
+  readonly nodeResponse?: ServerResponse;
+}
+
+type Env = { Variables: { user: User }; Bindings: Bindings };
+
+/**
+ * What a route answers when it wrote its answer to Node's response itself
+ * (with `@hono/node-server`'s own mark, so its listener would write nothing
+ * more of it either).
+ */
+const ANSWERED_HEADER = "x-hono-already-sent";
+const answeredOnNode = (): Response =>
+  new Response(null, { headers: { [ANSWERED_HEADER]: "true" } });
+
+/**
+ * `source` as an event stream: written straight to Node's response when
+ * served on `node:http`, else as a `Response`. A refusal while subscribing is
+ * thrown, before anything is sent.
+ */
+const answerSse = <T>(
+  c: Context<Env>,
+  source: Observable<T> | PullSource<T>,
+  options: SseOptions<T>,
+): Response => {
+  // No bindings on a fetch host: the handler runs the app with none.
+  const out = (c.env as Bindings | undefined)?.nodeResponse;
+  if (out !== undefined) {
+    const written = sseOnNode(source, options, out);
+    if (Either.isLeft(written)) throw written.left;
+    return answeredOnNode();
+  }
+  const stream = sseResponse(source, options);
+  if (Either.isLeft(stream)) throw stream.left;
+  return stream.right;
+};
 
 const noContent = () => new Response(null, { status: 204 });
 
@@ -269,7 +309,7 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
       lastEventIdOf(c),
       options.maxEventsBehind === undefined ? {} : { maxBehind: options.maxEventsBehind },
     );
-    const stream = sseResponse(following.feed, {
+    return answerSse(c, following.feed, {
       signal: request.signal,
       heartbeatMs,
       id: following.eventId,
@@ -278,8 +318,6 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
       // A client too slow to keep up is cut, and resumes from what it has: not a fault.
       isCut: (error) => error instanceof FeedBehind,
     });
-    if (Either.isLeft(stream)) throw stream.left;
-    return stream.right;
   });
 
   api.get("/live", (c) => {
@@ -298,13 +336,11 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
         throw badRequest("args: must be JSON");
       }
     }
-    const stream = sseResponse(window.live(query.command, args), {
+    return answerSse(c, window.live(query.command, args), {
       signal: request.signal,
       heartbeatMs,
       onError: (error) => report(error, request),
     });
-    if (Either.isLeft(stream)) throw stream.left;
-    return stream.right;
   });
 
   for (const [route, allow] of Object.entries(ROUTE_METHODS)) {
@@ -322,13 +358,21 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     return internalError();
   });
 
-  return async (request) => {
+  const run = async (request: Request, bindings?: Bindings): Promise<Response> => {
     try {
-      return await api.fetch(request);
+      return await api.fetch(request, bindings);
     } catch (error) {
       // Hono hands only `Error`s to onError; anything else thrown ends here.
       report(error, request);
       return internalError();
     }
   };
+  const handle: FetchHandler = (request) => run(request);
+  // On node:http (toNodeListener, HTTP/1), event streams are written to Node's response itself.
+  const answer: NodeAnswer = async (request, response) => {
+    const answered = await run(request, { nodeResponse: response });
+    return answered.headers.has(ANSWERED_HEADER) ? undefined : answered;
+  };
+  const onNode: AnswersOnNode = { [ANSWER_ON_NODE]: answer };
+  return Object.assign(handle, onNode);
 };

@@ -35,11 +35,15 @@ export interface PullSource<T> {
   readonly cancel: () => void;
 }
 
-const HEADERS = {
+/** The headers of an event stream, on every host. */
+export const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
   "x-accel-buffering": "no",
 } as const;
+
+/** The comment sent every `heartbeatMs` while the client keeps up. */
+export const SSE_HEARTBEAT = ": ping\n\n";
 
 /** A client that fell more than `maxBytes` of frames behind an observable source: its stream is cut. */
 export class SseBufferFull extends Data.TaggedError("SseBufferFull")<{
@@ -117,6 +121,37 @@ const pullOf = <T>(
   });
 };
 
+/** A batch of values as the frames sent for them, one string. */
+export const sseFrames = <T>(options: SseOptions<T>) => {
+  const frameOf = (value: T) => {
+    const id = options.id?.(value);
+    return `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`;
+  };
+  return (values: ReadonlyArray<T>): string => values.map(frameOf).join("");
+};
+
+/** Whether an error the source ended with is told to `onError`: not a client cut for its slowness. */
+export const isFault = <T>(error: unknown, options: SseOptions<T>): boolean =>
+  !(error instanceof SseBufferFull) && options.isCut?.(error) !== true;
+
+/**
+ * `source` as a pulled one: an observable is subscribed now, an error it
+ * gives while subscribing (a refusal) coming back as `Left`; values the
+ * client has not read wait, up to `maxBufferedBytes`.
+ */
+export const sseSource = <T>(
+  source: Observable<T> | PullSource<T>,
+  options: SseOptions<T>,
+): Either.Either<PullSource<T>, unknown> => {
+  if ("next" in source && typeof source.next === "function" && !("subscribe" in source))
+    return Either.right(source);
+  return pullOf(
+    source as Observable<T>,
+    options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
+    (value) => JSON.stringify(value)?.length ?? 0,
+  );
+};
+
 /** A pulled source as an SSE response. */
 const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response => {
   const encoder = new TextEncoder();
@@ -135,10 +170,7 @@ const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response =>
       // Already closed: the client cancelled the stream.
     }
   };
-  const frameOf = (value: T) => {
-    const id = options.id?.(value);
-    return `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`;
-  };
+  const frameOf = sseFrames(options);
   const body = new ReadableStream<Uint8Array>(
     {
       start: (c) => {
@@ -151,11 +183,10 @@ const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response =>
           const values = await source.next();
           if (!open) return;
           if (values === undefined) return finish();
-          if (values.length > 0) c.enqueue(encoder.encode(values.map(frameOf).join("")));
+          if (values.length > 0) c.enqueue(encoder.encode(frameOf(values)));
         } catch (error) {
           if (!open) return;
-          if (!(error instanceof SseBufferFull) && options.isCut?.(error) !== true)
-            options.onError(error);
+          if (isFault(error, options)) options.onError(error);
           finish();
         }
       },
@@ -169,9 +200,9 @@ const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response =>
   if (open)
     heartbeat = setInterval(() => {
       if (open && (controller?.desiredSize ?? 0) > 0)
-        controller?.enqueue(encoder.encode(": ping\n\n"));
+        controller?.enqueue(encoder.encode(SSE_HEARTBEAT));
     }, options.heartbeatMs);
-  return new Response(body, { status: 200, headers: HEADERS });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
 };
 
 /**
@@ -184,13 +215,5 @@ const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response =>
 export const sseResponse = <T>(
   source: Observable<T> | PullSource<T>,
   options: SseOptions<T>,
-): Either.Either<Response, unknown> => {
-  if ("next" in source && typeof source.next === "function" && !("subscribe" in source))
-    return Either.right(streamOf(source, options));
-  const pulled = pullOf(
-    source as Observable<T>,
-    options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
-    (value) => JSON.stringify(value)?.length ?? 0,
-  );
-  return Either.map(pulled, (pull) => streamOf(pull, options));
-};
+): Either.Either<Response, unknown> =>
+  Either.map(sseSource(source, options), (pull) => streamOf(pull, options));
