@@ -382,7 +382,7 @@ export const openWindow = (
       wake();
       closing = (async () => {
         await log.idle().catch(() => undefined);
-        turns.refuse(promptRefused("closed", "this window closed before the turn ended"));
+        turns.refuse(() => promptRefused("closed", "this window closed before the turn ended"));
         // Every stream of the window ends, after what was stored: clients open the window again.
         log.close();
         if (!deps.store.durable) await deps.store.drop(log.stream);
