@@ -45,7 +45,8 @@ const SWEEP_EVERY = 1024;
  * ```
  */
 export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => number } => {
-  const logs = new Map<string, { windowMs: number; times: number[] }>();
+  /** Per key: the times taken, oldest first, the expired ones before `head` (dropped in bulk). */
+  const logs = new Map<string, { windowMs: number; times: number[]; head: number }>();
   let takes = 0;
   const sweep = (now: number) => {
     for (const [key, log] of logs) {
@@ -59,16 +60,21 @@ export const memoryRateLimitStore = (): RateLimitStore & { readonly size: () => 
       const windowMs = limit.perSeconds * 1000;
       let log = logs.get(key);
       if (log === undefined) {
-        log = { windowMs, times: [] };
+        log = { windowMs, times: [], head: 0 };
         logs.set(key, log);
       }
       log.windowMs = windowMs;
       const { times } = log;
-      // Times are appended in order, so the expired ones are at the front.
-      let expired = 0;
-      while (expired < times.length && (times[expired] as number) <= now - windowMs) expired++;
-      if (expired > 0) times.splice(0, expired);
-      if (times.length >= limit.calls) {
+      // Times are appended in order, so the expired ones are at the front: they are skipped, and
+      // dropped once they are half the array, so a take costs O(1) amortized whatever the limit.
+      let { head } = log;
+      while (head < times.length && (times[head] as number) <= now - windowMs) head++;
+      if (head > 0 && head * 2 >= times.length) {
+        times.splice(0, head);
+        head = 0;
+      }
+      log.head = head;
+      if (times.length - head >= limit.calls) {
         const oldest = times[times.length - limit.calls] ?? now;
         return { _tag: "Limited", retryAfterMs: Math.max(1, oldest + windowMs - now) };
       }
