@@ -117,6 +117,12 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM in Chromium"), () =
     await again.locator("button.decline").click();
     await expect.poll(() => lastAnswer(page).locator(".text").textContent()).toBe("Kept.");
     expect(await rowsWith(second).count()).toBeGreaterThan(0);
+    // The step says how it ended in words, not by the audit's tag.
+    const declined = panel(page).locator(".step.failed").last();
+    expect(await declined.locator(".status").textContent()).toBe(" · declined");
+    expect(await panel(page).locator(".step").allTextContents()).not.toContain(
+      expect.stringContaining("notConfirmed"),
+    );
   });
 
   it("Stop keeps the partial bubble and marks the turn stopped", async () => {

@@ -161,7 +161,8 @@ describe("<elyra-assistant-panel>", () => {
     const links = [...root.querySelectorAll("a")].map((a) => a.getAttribute("href"));
     expect(links).toEqual(["#/customers/42"]);
     const failed = root.querySelector(".step.failed")!;
-    expect(failed.textContent).toContain("denied");
+    expect(failed.textContent).toContain("you may not do this");
+    expect(failed.textContent).not.toContain("denied");
     expect(failed.querySelector("a")).toBeNull();
   });
 

@@ -5,6 +5,7 @@
 import type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
 import { h } from "./dom.ts";
 import { stepHref } from "./links.ts";
+import { outcomeWords } from "./outcomeWords.ts";
 
 type ItemOf<K extends PanelItem["kind"]> = Extract<PanelItem, { kind: K }>;
 
@@ -46,12 +47,7 @@ const stepView = (
     href === undefined
       ? h(doc, "span", { class: "tool" }, step.tool)
       : h(doc, "a", { class: "tool", href }, step.tool);
-  const status =
-    state === "running"
-      ? "running…"
-      : state === "failed"
-        ? `failed: ${step.outcome ?? "error"}`
-        : undefined;
+  const status = state === "running" ? "running…" : outcomeWords(step);
   return h(
     doc,
     tag,

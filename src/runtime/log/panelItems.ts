@@ -25,6 +25,8 @@ export type PanelItem =
       readonly ok?: boolean;
       readonly outcome?: string;
       readonly link?: string;
+      /** How its confirmation ended, when it was not confirmed. */
+      readonly unconfirmed?: Unconfirmed;
     }
   | {
       readonly kind: "confirm";
@@ -36,6 +38,9 @@ export type PanelItem =
       readonly args: unknown;
       /** Undefined while it waits; `cancelled` when the turn ended first. */
       readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
+      /** When it was asked and answered (ms since the epoch, the host's clock). */
+      readonly askedAt?: number;
+      readonly answeredAt?: number;
     }
   | {
       /** Claude's code in the code execution sandbox: it opens to show the code, each call, the output. */
@@ -57,6 +62,16 @@ export type PanelItem =
 /** What a script item shows when its turn ended before the code did. */
 export const SCRIPT_CUT_SHORT = "(the turn ended before the code finished)";
 
+/**
+ * How a call's confirmation ended when it was not confirmed: declined, or
+ * not answered (`timedOut`) after `waitedMs`; `cancelled` when the turn ended
+ * first.
+ */
+export interface Unconfirmed {
+  readonly answer: "declined" | "timedOut" | "cancelled";
+  readonly waitedMs?: number;
+}
+
 /** A call from code, inside its script item. */
 export interface ScriptStep {
   readonly callId: string;
@@ -65,6 +80,8 @@ export interface ScriptStep {
   readonly ok?: boolean;
   readonly outcome?: string;
   readonly link?: string;
+  /** How its confirmation ended, when it was not confirmed. */
+  readonly unconfirmed?: Unconfirmed;
 }
 
 export interface PanelState {
@@ -193,6 +210,17 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         tool.ok = event.ok;
         tool.outcome = event.outcome;
         if (event.link !== undefined && event.ok) tool.link = event.link;
+        if (event.outcome === "notConfirmed") {
+          const asked = lastOf(items, event.turn, "confirm", (i) => i.callId === event.callId);
+          const answer = asked?.answer;
+          if (answer !== undefined && answer !== "accepted")
+            tool.unconfirmed = {
+              answer,
+              ...(asked?.askedAt === undefined || asked.answeredAt === undefined
+                ? {}
+                : { waitedMs: asked.answeredAt - asked.askedAt }),
+            };
+        }
         return;
       }
       case "ConfirmRequested":
@@ -204,6 +232,7 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           tool: event.tool,
           description: event.description,
           args: event.args,
+          askedAt: event.at,
         });
         return;
       case "ConfirmAnswered": {
@@ -213,7 +242,10 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           "confirm",
           (i) => i.confirmId === event.confirmId,
         );
-        if (confirm && confirm.answer === undefined) confirm.answer = event.answer;
+        if (confirm && confirm.answer === undefined) {
+          confirm.answer = event.answer;
+          confirm.answeredAt = event.at;
+        }
         return;
       }
       case "ScriptStarted":
