@@ -125,6 +125,33 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM in Chromium"), () =
     );
   });
 
+  it("a question waiting while the panel is closed shows on the launcher, and the bubble before it is no longer busy", async () => {
+    const model = fakeModel();
+    const { page } = await crm(model, "#/customers");
+    const rows = page.locator('main a[href^="#/customers/"]');
+    await expect.poll(() => rows.count()).toBeGreaterThan(0);
+    const id = Number(
+      ((await rows.first().getAttribute("href")) ?? "").replace("#/customers/", ""),
+    );
+    model.toolCall("customers_destroy", { id }, { text: "Let me delete it." }).says("Kept.");
+    await ask(page, `Delete customer ${id}`);
+    const dialog = panel(page).locator(".item.confirm.waiting");
+    await dialog.waitFor();
+    // The words said before the tool step are written: a screen reader reads them before the dialog.
+    expect(await lastAnswer(page).getAttribute("aria-busy")).toBeNull();
+    await panel(page).locator("button.close").click();
+    const launcher = panel(page).locator("button.launcher");
+    await launcher.waitFor();
+    expect(await launcher.getAttribute("aria-label")).toBe("Assistant — 1 question waiting");
+    expect(await launcher.locator(".badge").textContent()).toBe("1");
+    await launcher.click();
+    await dialog.locator("button.decline").click();
+    await expect.poll(() => lastAnswer(page).locator(".text").textContent()).toBe("Kept.");
+    await panel(page).locator("button.close").click();
+    expect(await launcher.getAttribute("aria-label")).toBeNull();
+    expect(await launcher.locator(".badge").isHidden()).toBe(true);
+  });
+
   it("Stop keeps the partial bubble and marks the turn stopped", async () => {
     const text = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
     const { page } = await crm(fakeModel([], { paceMs: 30 }).says(text));

@@ -96,6 +96,68 @@ describe("<elyra-assistant-panel>", () => {
     expect(root.querySelectorAll(".item")).toHaveLength(2);
   });
 
+  it("stops the bubble being busy when a tool step starts, so the words before it are read first", () => {
+    const { fake, $ } = mount();
+    fake.emit(
+      ...numbered([
+        { _tag: "TurnStarted", turn: 1, text: "Delete her", route: null, note: null },
+        { _tag: "StepStarted", turn: 1, step: 1 },
+        { _tag: "TextDelta", turn: 1, step: 1, text: "Let me delete it." },
+      ]),
+    );
+    const bubble = $(".answer");
+    expect(bubble.getAttribute("aria-busy")).toBe("true");
+    fake.emit(
+      ...numbered(
+        [
+          {
+            _tag: "ToolStarted",
+            turn: 1,
+            callId: "k1",
+            tool: "customers_destroy",
+            caller: { type: "direct" },
+          },
+        ],
+        4,
+      ),
+    );
+    expect(bubble.hasAttribute("aria-busy")).toBe(false);
+    expect(bubble.querySelector(".caret")).toBeNull();
+  });
+
+  it("says on the closed panel's launcher how many questions wait, and stops once they are answered", () => {
+    const { fake, $ } = mount({ open: false });
+    const launcher = $<HTMLButtonElement>(".launcher");
+    const badge = $(".launcher .badge");
+    expect(badge.hidden).toBe(true);
+    expect(launcher.hasAttribute("aria-label")).toBe(false);
+    const asked = (n: number) => ({
+      _tag: "ConfirmRequested" as const,
+      turn: 1,
+      confirmId: `c${n}`,
+      callId: `k${n}`,
+      tool: "customers_destroy",
+      description: "Delete a customer.",
+      args: { id: n },
+    });
+    const events = numbered([
+      { _tag: "TurnStarted", turn: 1, text: "Delete them", route: null, note: null },
+      asked(1),
+      asked(2),
+      { _tag: "ConfirmAnswered", turn: 1, confirmId: "c1", answer: "declined" },
+      { _tag: "ConfirmAnswered", turn: 1, confirmId: "c2", answer: "accepted" },
+    ]);
+    fake.emit(events[0]!, events[1]!);
+    expect(launcher.getAttribute("aria-label")).toBe("Assistant — 1 question waiting");
+    expect(badge.hidden).toBe(false);
+    expect(badge.textContent).toBe("1");
+    fake.emit(events[2]!);
+    expect(launcher.getAttribute("aria-label")).toBe("Assistant — 2 questions waiting");
+    fake.emit(events[3]!, events[4]!);
+    expect(launcher.hasAttribute("aria-label")).toBe(false);
+    expect(badge.hidden).toBe(true);
+  });
+
   it("links a step that succeeded into the app, and not one that failed", () => {
     const { fake, root } = mount();
     fake.emit(

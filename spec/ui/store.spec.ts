@@ -52,8 +52,74 @@ describe("createAssistantStore", () => {
       items: expected.items,
       connected: true,
       error: null,
+      // The question still waiting, for a launcher or an app to show.
+      waiting: [
+        expect.objectContaining({ kind: "confirm", confirmId: "c1", tool: "customers_delete" }),
+      ],
     });
     unsubscribe();
+  });
+
+  it("exposes the questions waiting, the same array until they change, and none once answered", () => {
+    const fake = fakeClient();
+    const store = createAssistantStore(fake.client);
+    const unsubscribe = store.subscribe(() => {});
+    const events = numbered([
+      { _tag: "TurnStarted", turn: 1, text: "Delete her", route: null, note: null },
+      {
+        _tag: "ToolStarted",
+        turn: 1,
+        callId: "k2",
+        tool: "customers_delete",
+        caller: { type: "direct" },
+      },
+      {
+        _tag: "ConfirmRequested",
+        turn: 1,
+        confirmId: "c1",
+        callId: "k2",
+        tool: "customers_delete",
+        description: "Delete a customer.",
+        args: { id: 42 },
+      },
+      { _tag: "TextDelta", turn: 1, step: 1, text: "…" },
+      { _tag: "ConfirmAnswered", turn: 1, confirmId: "c1", answer: "declined" },
+    ]);
+    expect(store.getSnapshot().waiting).toEqual([]);
+    fake.emit(...events.slice(0, 3));
+    const waiting = store.getSnapshot().waiting;
+    expect(waiting.map((q) => q.confirmId)).toEqual(["c1"]);
+    fake.emit(events[3]!);
+    expect(store.getSnapshot().waiting).toBe(waiting);
+    fake.emit(events[4]!);
+    expect(store.getSnapshot().waiting).toEqual([]);
+    unsubscribe();
+  });
+
+  it("installAssistant(store, { openOnQuestion }) opens the closed panel when a question arrives; without it, it stays closed", () => {
+    for (const openOnQuestion of [true, false]) {
+      const fake = fakeClient();
+      const store = createAssistantStore(fake.client);
+      const uninstall = installAssistant(store, { openOnQuestion });
+      const unsubscribe = store.subscribe(() => {});
+      fake.emit(
+        ...numbered([
+          { _tag: "TurnStarted", turn: 1, text: "Delete her", route: null, note: null },
+          {
+            _tag: "ConfirmRequested",
+            turn: 1,
+            confirmId: "c1",
+            callId: "k2",
+            tool: "customers_delete",
+            description: "Delete a customer.",
+            args: { id: 42 },
+          },
+        ]),
+      );
+      expect(store.getSnapshot().open).toBe(openOnQuestion);
+      unsubscribe();
+      uninstall();
+    }
   });
 
   it("keeps the same snapshot object until something changes, as useSyncExternalStore needs", () => {

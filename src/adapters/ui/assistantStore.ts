@@ -21,7 +21,28 @@ export interface AssistantSnapshot {
   readonly connected: boolean;
   /** The last request the host refused or that did not reach it; null again once one succeeds. */
   readonly error: AssistantError | null;
+  /** The confirmations waiting for the user's answer, oldest first (the same array until they change). */
+  readonly waiting: ReadonlyArray<WaitingQuestion>;
 }
+
+/** A confirmation waiting for the user's answer. */
+export type WaitingQuestion = Extract<PanelItem, { kind: "confirm" }>;
+
+const NONE_WAITING: ReadonlyArray<WaitingQuestion> = Object.freeze([]);
+
+/** The confirmations of `items` still waiting; `previous` when they are the same ones. */
+const waitingOf = (
+  items: ReadonlyArray<PanelItem>,
+  previous: ReadonlyArray<WaitingQuestion>,
+): ReadonlyArray<WaitingQuestion> => {
+  const now = items.filter(
+    (item): item is WaitingQuestion => item.kind === "confirm" && item.answer === undefined,
+  );
+  if (now.length === 0) return NONE_WAITING;
+  const same =
+    now.length === previous.length && now.every((q, i) => q.confirmId === previous[i]?.confirmId);
+  return same ? previous : Object.freeze(now);
+};
 
 export interface AssistantStoreOptions {
   /** The route the user is on, sent with a prompt or a selection (by default the `#/…` hash route, else the path). */
@@ -92,6 +113,7 @@ export const createAssistantStore = (
     items: panel.items,
     connected: false,
     error: null,
+    waiting: NONE_WAITING,
   });
 
   const set = (patch: Partial<AssistantSnapshot>): void => {
@@ -109,7 +131,7 @@ export const createAssistantStore = (
     const next = panelItems.apply(panel, event);
     if (next === panel) return;
     panel = next;
-    set({ busy: next.busy, items: next.items });
+    set({ busy: next.busy, items: next.items, waiting: waitingOf(next.items, snapshot.waiting) });
   };
 
   const connect = (): void => {
@@ -129,7 +151,7 @@ export const createAssistantStore = (
       () => {
         panel = panelItems.initial;
         lastSeq = 0;
-        set({ busy: panel.busy, items: panel.items });
+        set({ busy: panel.busy, items: panel.items, waiting: NONE_WAITING });
       },
     );
   };

@@ -8,9 +8,19 @@
 import { defineAssistantPanel } from "./panel.ts";
 
 export { isAppPath } from "../../runtime/commands/link.ts";
-export type { PanelItem, PanelState, ScriptStep } from "../../runtime/log/panelItems.ts";
+export type {
+  PanelItem,
+  PanelState,
+  ScriptStep,
+  Unconfirmed,
+} from "../../runtime/log/panelItems.ts";
 export { panelItems } from "../../runtime/log/panelItems.ts";
-export type { AssistantSnapshot, AssistantStore, AssistantStoreOptions } from "./assistantStore.ts";
+export type {
+  AssistantSnapshot,
+  AssistantStore,
+  AssistantStoreOptions,
+  WaitingQuestion,
+} from "./assistantStore.ts";
 export { createAssistantStore } from "./assistantStore.ts";
 export type {
   AssistantClient,
@@ -25,6 +35,7 @@ export { assistantClient } from "./client.ts";
 export type { AssistantError } from "./errors.ts";
 export { ConnectionError, HostError } from "./errors.ts";
 export type { Backoff } from "./eventStream.ts";
+export type { InstallOptions } from "./installed.ts";
 export { assistant, installAssistant, openAssistant } from "./installed.ts";
 export { stepHref } from "./links.ts";
 export { AssistantPanel, defineAssistantPanel, PANEL_TAG } from "./panel.ts";

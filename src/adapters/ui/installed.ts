@@ -18,6 +18,12 @@ export const whenInstalled = (take: (store: AssistantStore) => void): (() => voi
   return () => waiting.delete(take);
 };
 
+/** Options of {@link installAssistant}. */
+export interface InstallOptions {
+  /** Open the panel when a confirmation arrives while it is closed (default: only the launcher's badge says so). */
+  readonly openOnQuestion?: boolean;
+}
+
 /**
  * Makes `store` the page's assistant, used by {@link openAssistant} and
  * {@link assistant}. Returns a function that uninstalls it.
@@ -29,8 +35,21 @@ export const whenInstalled = (take: (store: AssistantStore) => void): (() => voi
  * uninstall();
  * ```
  */
-export const installAssistant = (store: AssistantStore): (() => void) => {
+export const installAssistant = (
+  store: AssistantStore,
+  options: InstallOptions = {},
+): (() => void) => {
   installed = store;
+  // A question that arrives while the panel is closed opens it, when asked to.
+  let asked = store.getSnapshot().waiting.length;
+  const unsubscribe =
+    options.openOnQuestion === true
+      ? store.subscribe((snapshot) => {
+          const now = snapshot.waiting.length;
+          if (now > asked && !snapshot.open) void store.open();
+          asked = now;
+        })
+      : undefined;
   for (const take of [...waiting]) {
     waiting.delete(take);
     take(store);
@@ -41,6 +60,7 @@ export const installAssistant = (store: AssistantStore): (() => void) => {
   };
   globalThis.addEventListener?.("pagehide", leave);
   return () => {
+    unsubscribe?.();
     globalThis.removeEventListener?.("pagehide", leave);
     if (installed === store) installed = undefined;
   };

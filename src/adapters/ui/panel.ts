@@ -114,11 +114,13 @@ export class AssistantPanel extends Base {
       "×",
     );
     const reset = h(doc, "button", { type: "button", class: "reset" }, "New conversation");
+    const badge = h(doc, "span", { class: "badge", "aria-hidden": "true", hidden: "" });
     const launcher = h(
       doc,
       "button",
       { type: "button", class: "launcher", "aria-expanded": "false", "aria-controls": "panel" },
       "Assistant",
+      badge,
     );
     const notice = h(doc, "div", { class: "notice", role: "note", hidden: "" });
     const connection = h(doc, "span", { class: "connection", hidden: "" }, "Connecting…");
@@ -203,6 +205,21 @@ export class AssistantPanel extends Base {
       parts.launcher.setAttribute("aria-expanded", String(snapshot.open));
       if (last !== undefined)
         (snapshot.open ? parts.textarea : hadFocus ? parts.launcher : undefined)?.focus();
+    }
+    if (snapshot.waiting !== last?.waiting) {
+      // A question never waits unseen: the closed panel's launcher says how many wait.
+      const count = snapshot.waiting.length;
+      const badge = parts.launcher.querySelector(".badge");
+      if (badge !== null) {
+        badge.textContent = count === 0 ? "" : String(count);
+        badge.toggleAttribute("hidden", count === 0);
+      }
+      if (count === 0) parts.launcher.removeAttribute("aria-label");
+      else
+        parts.launcher.setAttribute(
+          "aria-label",
+          `Assistant — ${count} question${count === 1 ? "" : "s"} waiting`,
+        );
     }
     parts.connection.hidden = snapshot.connected;
     parts.stop.hidden = !snapshot.busy;

@@ -24,6 +24,10 @@ button {
 }
 button.primary, button.accept, .launcher { background: var(--_accent); border-color: var(--_accent); color: #fff; }
 button:disabled { opacity: 0.5; cursor: default; }
+.launcher .badge {
+  display: inline-block; min-width: 1.3em; margin-left: 0.5em; padding: 0 0.35em; box-sizing: border-box;
+  border-radius: 1em; background: #fff; color: #7a1f00; font-weight: 700; font-size: 0.85em; text-align: center;
+}
 :focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
 .panel {
   display: flex; flex-direction: column; height: 100%; min-height: 320px; box-sizing: border-box;

@@ -131,6 +131,15 @@ const stepOf = (items: Item[], turn: number, callId: string): Draft<ScriptStep> 
 const answerOf = (items: Item[], turn: number, step: number) =>
   lastOf(items, turn, "answer", (i) => i.turn === turn && i.step === step);
 
+/** The turn's answers are written in full: a new step or a tool step began after them. */
+const endAnswers = (items: Item[], turn: number) => {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as Item;
+    if (item.turn !== turn) break;
+    if (item.kind === "answer" && item.streaming) item.streaming = false;
+  }
+};
+
 const endTurn = (draft: Draft<PanelState>, turn: number) => {
   if (turn !== draft.turn) return;
   draft.busy = false;
@@ -160,11 +169,7 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         if (event.turn !== draft.turn) return;
         draft.step = event.step;
         // A new step: what the steps before it said is written in full.
-        for (let i = items.length - 1; i >= 0; i--) {
-          const item = items[i] as Item;
-          if (item.turn !== event.turn) break;
-          if (item.kind === "answer" && item.streaming) item.streaming = false;
-        }
+        endAnswers(items, event.turn);
         return;
       case "TextDelta": {
         // A piece that arrives when no turn is running (in flight when Stop was pressed) is dropped.
@@ -182,6 +187,8 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         return;
       }
       case "ToolStarted": {
+        // The words before a tool step are written in full: a screen reader reads them now.
+        endAnswers(items, event.turn);
         // A call from code goes inside its script, when the script is known.
         const caller = event.caller;
         const script =
