@@ -39,7 +39,11 @@ const store = createAssistantStore(client, { route: currentRoute, open: true });
 installAssistant(store);
 const panel = document.querySelector<AssistantPanel>("elyra-assistant-panel");
 if (panel !== null) panel.store = store;
-document.getElementById("ask")?.addEventListener("click", () => void openAssistant());
+// The header's button opens the panel and puts the cursor in its text box.
+document.getElementById("ask")?.addEventListener("click", () => {
+  void openAssistant();
+  document.querySelector<HTMLElement>("elyra-assistant-panel")?.focus();
+});
 
 // ---- DOM helpers: text only ----------------------------------------------
 

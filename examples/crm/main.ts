@@ -33,6 +33,13 @@ const crm = await startCrm({
   ...(token === undefined ? {} : { token }),
   ...(instance === undefined ? {} : { instance }),
 }).catch((error: unknown) => {
+  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    console.error(
+      `Elyra CRM did not start: port ${port} is taken (another server, or an Elyra CRM already running). ` +
+        `Pick another one: PORT=${port === 65_535 ? 3001 : port + 1} npm start, or PORT=0 npm start for any free port.`,
+    );
+    process.exit(1);
+  }
   // postgresStore's messages name the server as host:port/database, never the password.
   const why = error instanceof Error ? error.message : String(error);
   console.error(

@@ -2,7 +2,7 @@
  * Which model the example CRM talks to, from the environment: Claude with an
  * API key, Claude through a backend proxy, or the offline demo model.
  */
-import type { Model } from "elyra-assistant";
+import { type Model, ModelError } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import { DEMO_NOTICE, demoModel } from "./demoModel.ts";
 
@@ -52,3 +52,30 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
     notice: DEMO_NOTICE,
   };
 };
+
+/**
+ * `model`, its failures also written to the server's log (`log`, console.error
+ * by default): a bad key or a network fault shows in the panel and in the
+ * terminal that ran `npm start`. A step the user stopped is not a failure.
+ */
+export const loggingFailures = (
+  model: Model,
+  log: (line: string) => void = (line) => console.error(line),
+): Model => ({
+  step: async (request, options) => {
+    try {
+      return await model.step(request, options);
+    } catch (error) {
+      if (!options.signal.aborted) {
+        const why =
+          error instanceof ModelError
+            ? `${error.kind}: ${error.message}`
+            : error instanceof Error
+              ? error.message
+              : String(error);
+        log(`Elyra CRM: a model request failed (${why})`);
+      }
+      throw error;
+    }
+  },
+});

@@ -16,7 +16,7 @@ import { sqliteStore } from "elyra-assistant/sqlite";
 import { build } from "esbuild";
 import { crmApp, DEMO_USER } from "./app.ts";
 import { type CrmDb, openCrmDb, type SeedOptions } from "./db.ts";
-import { modelFromEnv } from "./modelSource.ts";
+import { loggingFailures, modelFromEnv } from "./modelSource.ts";
 import { shell } from "./shell.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -163,7 +163,8 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
     await store.close?.();
     throw error;
   }
-  const host = createHost(crmApp(db), { model: choice.model, store });
+  // A model that fails (a bad key, the network) is told in the panel and logged here.
+  const host = createHost(crmApp(db), { model: loggingFailures(choice.model), store });
 
   // Anyone who can load the page gets the token: it proves a request comes from
   // this page (not another site), not who the user is. That is authenticate's job.

@@ -152,6 +152,21 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM in Chromium"), () =
     expect(await launcher.locator(".badge").isHidden()).toBe(true);
   });
 
+  it("the header's Ask the assistant puts the cursor in the panel's text box", async () => {
+    const { page } = await crm(fakeModel(), "#/customers");
+    await page.locator("main").click();
+    await page.locator("#ask").click();
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            document.activeElement?.tagName.toLowerCase() === "elyra-assistant-panel" &&
+            document.activeElement.shadowRoot?.activeElement?.tagName.toLowerCase(),
+        ),
+      )
+      .toBe("textarea");
+  });
+
   it("Stop keeps the partial bubble and marks the turn stopped", async () => {
     const text = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
     const { page } = await crm(fakeModel([], { paceMs: 30 }).says(text));

@@ -96,6 +96,16 @@ describe("<elyra-assistant-panel>", () => {
     expect(root.querySelectorAll(".item")).toHaveLength(2);
   });
 
+  it("focus() puts the cursor in the text box when open, and on the launcher when closed", () => {
+    const open = mount();
+    open.panel.focus();
+    expect(open.root.activeElement).toBe(open.$("textarea"));
+    document.body.replaceChildren();
+    const closed = mount({ open: false });
+    closed.panel.focus();
+    expect(closed.root.activeElement).toBe(closed.$(".launcher"));
+  });
+
   it("stops the bubble being busy when a tool step starts, so the words before it are read first", () => {
     const { fake, $ } = mount();
     fake.emit(

@@ -75,6 +75,16 @@ export class AssistantPanel extends Base {
     this.#unsubscribe = undefined;
   }
 
+  /**
+   * Focuses the text box when the panel is open (the launcher when it is
+   * closed): an app's own "Ask the assistant" button opens it, then calls this.
+   */
+  override focus(options?: FocusOptions): void {
+    const parts = this.#parts;
+    if (parts === undefined) super.focus(options);
+    else (parts.panel.hidden ? parts.launcher : parts.textarea).focus(options);
+  }
+
   attributeChangedCallback(name: string): void {
     if (name === "notice") this.#showNotice();
   }
