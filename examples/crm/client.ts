@@ -622,6 +622,7 @@ const invoicePage =
     const record = liveSlot();
     const heading = el("h1", {}, `Invoice ${id}`);
     const chips = asks("Mark this invoice paid", "Delete this invoice");
+    const markPaid = chips.querySelector("button");
     const facts = el("div");
     const dl = details();
     record.open(
@@ -637,6 +638,8 @@ const invoicePage =
           return;
         }
         const i = result.value as InvoiceRecord;
+        // A paid invoice offers no "Mark this invoice paid".
+        if (markPaid !== null) markPaid.hidden = i.status === "paid";
         heading.textContent = i.number;
         document.title = `${i.number} · Elyra CRM`;
         facts.replaceChildren(

@@ -36,6 +36,7 @@ tr.selected td { background: #eff6ff; }
 .status-paid { color: #047857; }
 .pager { display: flex; gap: .8rem; align-items: center; margin-top: .8rem; color: #4b5563; }
 .selection { display: flex; gap: .8rem; align-items: center; min-height: 2rem; color: #1d4ed8; }
+[hidden] { display: none !important; }
 .asks { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .asks button { border: 1px solid #c7d2fe; background: #eef2ff; color: #3730a3; border-radius: 999px; padding: .3rem .8rem; font: inherit; cursor: pointer; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }

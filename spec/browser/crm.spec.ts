@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { fakeModel } from "elyra-assistant/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -44,7 +45,7 @@ const crm = async (model: ReturnType<typeof fakeModel>, route = "#/customers") =
   });
   await page.goto(`${running.url}/${route}`);
   await page.locator("elyra-assistant-panel textarea").waitFor();
-  return { running, page, errors };
+  return { running, page, errors, dir };
 };
 
 const ask = async (page: Page, text: string) => {
@@ -165,6 +166,29 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM in Chromium"), () =
         ),
       )
       .toBe("textarea");
+  });
+
+  it("the action chips match the record: no Mark paid on a paid invoice, none on a deleted customer", async () => {
+    const { page, dir } = await crm(fakeModel(), "#/invoices");
+    const db = new Database(join(dir, "crm.db"), { readonly: true });
+    const idOf = (paid: boolean) =>
+      (
+        db
+          .prepare(`SELECT id FROM invoices WHERE paid_on IS ${paid ? "NOT " : ""}NULL LIMIT 1`)
+          .get() as { id: number }
+      ).id;
+    const [paid, unpaid] = [idOf(true), idOf(false)];
+    db.close();
+    const chip = (text: string) => page.locator(".asks button", { hasText: text });
+    await page.goto(`${page.url().split("#")[0]}#/invoices/${unpaid}`);
+    await expect.poll(() => chip("Mark this invoice paid").isVisible()).toBe(true);
+    await page.goto(`${page.url().split("#")[0]}#/invoices/${paid}`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("paid");
+    await expect.poll(() => chip("Mark this invoice paid").isVisible()).toBe(false);
+    expect(await chip("Delete this invoice").isVisible()).toBe(true);
+    await page.goto(`${page.url().split("#")[0]}#/customers/999999`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("does not exist");
+    expect(await chip("Delete this customer").isVisible()).toBe(false);
   });
 
   it("Stop keeps the partial bubble and marks the turn stopped", async () => {
