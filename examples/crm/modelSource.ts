@@ -6,6 +6,10 @@ import { type Model, ModelError } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import { DEMO_NOTICE, demoModel } from "./demoModel.ts";
 
+/** What the panel says while `npm run proxy` forwards to its offline stand-in, not Claude. */
+export const OFFLINE_PROXY_NOTICE =
+  "Offline stand-in: answers come through the local proxy from a stand-in of the Messages API, not Claude. Set ANTHROPIC_API_KEY and run npm run proxy again to reach Claude.";
+
 /** A model and what to say about it. */
 export interface ModelChoice {
   readonly model: Model;

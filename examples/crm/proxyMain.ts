@@ -15,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeListener } from "elyra-assistant/http";
 import { createProxy } from "elyra-assistant/proxy";
 import { says, standInMessagesApi } from "elyra-assistant/testing";
+import { OFFLINE_PROXY_NOTICE } from "./modelSource.ts";
 import { startCrm } from "./server.ts";
 
 const key = process.env.ANTHROPIC_API_KEY;
@@ -53,11 +54,14 @@ const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 const crm = await startCrm({
   port: crmPort,
   ...(process.env.CRM_DATA_DIR ? { dataDir: process.env.CRM_DATA_DIR } : {}),
+  ...(offline === undefined ? {} : { notice: OFFLINE_PROXY_NOTICE }),
   // The host knows only the proxy: no key in its environment.
   env: { ELYRA_PROXY_URL: proxyUrl, ELYRA_PROXY_TOKEN: token },
 });
 console.log(`Elyra CRM: ${crm.url}`);
-console.log(`Model: ${crm.model}`);
+console.log(
+  `Model: ${offline === undefined ? crm.model : `an offline stand-in of the Messages API, through the proxy at ${proxyUrl}`}`,
+);
 console.log(
   `Proxy: ${proxyUrl}/v1/messages → ${offline === undefined ? "Claude" : `an offline stand-in at ${offline.url}`}`,
 );

@@ -35,7 +35,7 @@ export interface CrmOptions {
   readonly dataDir?: string;
   /** The model; chosen from the environment (`ANTHROPIC_API_KEY`, `ELYRA_PROXY_URL`, else the demo model) unless given. */
   readonly model?: Model;
-  /** The panel's notice, with a model given: none unless given. */
+  /** The panel's notice: with a model given, none unless given; else the chosen model's unless given. */
   readonly notice?: string | null;
   /** How an empty database is filled, or `false` to leave it empty. */
   readonly seed?: SeedOptions | false;
@@ -178,7 +178,10 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
       authenticate: () => DEMO_USER,
     }),
   );
-  const page = shell({ token, notice: choice.notice });
+  const page = shell({
+    token,
+    notice: options.notice === undefined ? choice.notice : options.notice,
+  });
 
   const send = (
     res: ServerResponse,
