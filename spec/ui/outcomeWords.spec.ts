@@ -5,21 +5,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { outcomeWords, waitWords } from "../../src/adapters/ui/outcomeWords.ts";
+import { AgentCalled } from "../../src/runtime/calls/audit.ts";
 import type { AuditOutcome } from "../../src/runtime/calls/outcome.ts";
 import type { LogEvent } from "../../src/runtime/log/events.ts";
 import { panelItems } from "../../src/runtime/log/panelItems.ts";
 
-const TAGS: ReadonlyArray<AuditOutcome> = [
-  "ok",
-  "failed",
-  "unknownTool",
-  "denied",
-  "rateLimited",
-  "invalidArguments",
-  "codeCallerRefused",
-  "notConfirmed",
-  "stopped",
-];
+/** Every outcome the audit names, read from its schema: a new one is checked here at once. */
+const TAGS: ReadonlyArray<AuditOutcome> = AgentCalled.fields.outcome.literals;
 
 /** Every word the panel may show of a step that ended. */
 const VOCABULARY = new Set([
