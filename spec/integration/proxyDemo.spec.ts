@@ -28,12 +28,16 @@ afterAll(() => running?.stop());
 
 describe("npm run proxy: the CRM's model behind a local proxy", () => {
   it("says the host talks to the proxy, and answers a prompt through it", async () => {
-    expect(output()).toMatch(/Model: Claude through the proxy at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output()).toMatch(
+      /Model: an offline stand-in of the Messages API, through the proxy at http:\/\/127\.0\.0\.1:\d+/,
+    );
     expect(output()).toMatch(
       /Proxy: http:\/\/127\.0\.0\.1:\d+\/v1\/messages → an offline stand-in/,
     );
 
     const html = await (await fetch(`${url}/`)).text();
+    // The panel says that the stand-in answers, not Claude.
+    expect(html).toContain('notice="Offline stand-in: ');
     const token = /name="elyra-token" content="([^"]+)"/.exec(html)?.[1] as string;
     const headers = { "x-elyra-token": token, "x-elyra-client": "proxy-spec" };
     const accepted = await fetch(`${url}/__assistant/prompt`, {
