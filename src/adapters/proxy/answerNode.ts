@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
+import { flushHeadersSoon } from "../web/nodeAnswer.ts";
 import { upstreamTimeout } from "./errors.ts";
 import { atBoundary, isEventStream, type Run, readWhole, timeoutEvent } from "./run.ts";
 import type { ChunkSink, UpstreamAnswer, UpstreamBody } from "./transport.ts";
@@ -55,12 +56,8 @@ export const answerNode = async (
   body.flow(pipe);
   // The client has its headers at once: with the first chunk when upstream's is here already
   // (it flows on the tick before this one), else alone (then a no-op).
-  process.nextTick(flushHeaders, out);
+  flushHeadersSoon(out);
   return undefined;
-};
-
-const flushHeaders = (out: ServerResponse): void => {
-  if (!out.writableEnded && !out.destroyed) out.flushHeaders();
 };
 
 /**

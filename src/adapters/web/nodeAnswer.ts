@@ -2,8 +2,9 @@
  * A fetch handler's own way of answering on `node:http`, which
  * `toNodeListener` takes when the handler has one: the handler writes its
  * answer to Node's response itself (a Node stream piped straight into it),
- * instead of a `Response` whose web stream the listener reads back. Only a
- * key and a type, so a handler that runs off Node too can carry one.
+ * instead of a `Response` whose web stream the listener reads back. A key, a
+ * type and a helper of the Node side: nothing of Node runs when it loads, so
+ * a handler that runs off Node too can carry one.
  */
 import type { ServerResponse } from "node:http";
 
@@ -25,3 +26,16 @@ export type NodeAnswer = (
 export interface AnswersOnNode {
   readonly [ANSWER_ON_NODE]?: NodeAnswer;
 }
+
+const flushHeaders = (out: ServerResponse): void => {
+  if (!out.writableEnded && !out.destroyed) out.flushHeaders();
+};
+
+/**
+ * Sends `out`'s headers on the next tick, unless it has ended or broken by
+ * then: with the first bytes when they come in the same tick, else alone, so
+ * a client of a stream has its headers at once.
+ */
+export const flushHeadersSoon = (out: ServerResponse): void => {
+  process.nextTick(flushHeaders, out);
+};

@@ -10,6 +10,7 @@
 import type { ServerResponse } from "node:http";
 import { Either } from "effect";
 import type { Observable } from "rxjs";
+import { flushHeadersSoon } from "./nodeAnswer.ts";
 import {
   isFault,
   type PullSource,
@@ -86,7 +87,7 @@ const writeStream = <T>(source: PullSource<T>, options: SseOptions<T>, out: Serv
   out.writeHead(200, SSE_HEADERS);
   if (options.preface !== undefined) out.write(options.preface);
   // The client has its headers at once: with the first frames when they are here already.
-  process.nextTick(flushHeaders, out);
+  flushHeadersSoon(out);
   out.on("close", finish);
   if (options.signal.aborted) return finish();
   options.signal.addEventListener("abort", finish, { once: true });
@@ -100,8 +101,4 @@ const writeStream = <T>(source: PullSource<T>, options: SseOptions<T>, out: Serv
     options.onError(error);
     finish();
   });
-};
-
-const flushHeaders = (out: ServerResponse): void => {
-  if (!out.writableEnded && !out.destroyed) out.flushHeaders();
 };
