@@ -8,8 +8,7 @@
 import type { ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
 import { flushHeadersSoon } from "../web/nodeAnswer.ts";
-import { upstreamTimeout } from "./errors.ts";
-import { atBoundary, isEventStream, type Run, readWhole, timeoutEvent } from "./run.ts";
+import { endingOf, isEventStream, type Run, readWhole } from "./run.ts";
 import type { ChunkSink, UpstreamAnswer, UpstreamBody } from "./transport.ts";
 
 /**
@@ -114,12 +113,10 @@ class Pipe implements ChunkSink {
     const { run, out } = this;
     this.body.cancel();
     run.finish();
-    if (run.stopReason === "client") return;
-    const { timeoutMs } = run.trip;
-    if (run.stopReason === "timeout" && atBoundary(this.tail)) {
-      out.end(timeoutEvent(timeoutMs));
-    } else if (run.stopReason === "timeout") out.destroy(upstreamTimeout(timeoutMs));
-    else out.destroy(error instanceof Error ? error : undefined);
+    const ending = endingOf(run, this.tail, error);
+    if (ending._tag === "TimeoutEvent") out.end(ending.bytes);
+    else if (ending._tag === "Cut")
+      out.destroy(ending.error instanceof Error ? ending.error : undefined);
   }
 
   runStopped(): void {

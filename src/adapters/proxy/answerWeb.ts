@@ -3,8 +3,7 @@
  * body, or the event stream as a web stream that reads upstream as the
  * client reads it, byte for byte.
  */
-import { upstreamTimeout } from "./errors.ts";
-import { atBoundary, isEventStream, type Run, readWhole, timeoutEvent } from "./run.ts";
+import { endingOf, isEventStream, type Run, readWhole } from "./run.ts";
 import type { UpstreamAnswer } from "./transport.ts";
 
 /** Upstream's answer, with the headers the client gets, as a `Response`. */
@@ -25,7 +24,7 @@ export const answerWeb = async (
     return new Response(bytes, { status: answer.status, headers });
   }
 
-  const { meter, timeoutMs } = run.trip;
+  const { meter } = run.trip;
   const read = () => Promise.race([body.read(), run.stopped]);
   headers["cache-control"] = "no-cache";
   headers["x-accel-buffering"] = "no";
@@ -40,11 +39,11 @@ export const answerWeb = async (
       } catch (error) {
         body.cancel();
         run.finish();
-        if (run.stopReason === "client") return;
-        if (run.stopReason === "timeout" && atBoundary(tail)) {
-          out.enqueue(timeoutEvent(timeoutMs));
+        const ending = endingOf(run, tail, error);
+        if (ending._tag === "TimeoutEvent") {
+          out.enqueue(ending.bytes);
           out.close();
-        } else out.error(run.stopReason === "timeout" ? upstreamTimeout(timeoutMs) : error);
+        } else if (ending._tag === "Cut") out.error(ending.error);
         return;
       }
       if (next === undefined) {

@@ -161,11 +161,11 @@ export const readWhole = async (
 };
 
 /** Whether the text passed so far ends between events, where another event can follow. */
-export const atBoundary = (tail: string): boolean =>
+const atBoundary = (tail: string): boolean =>
   tail === "" || tail.endsWith("\n\n") || tail.endsWith("\r\r") || tail.endsWith("\r\n\r\n");
 
 /** The API's mid-stream error event, for a stream cut at the timeout. */
-export const timeoutEvent = (timeoutMs: number): Uint8Array =>
+const timeoutEvent = (timeoutMs: number): Uint8Array =>
   new TextEncoder().encode(
     `event: error\ndata: ${JSON.stringify({
       type: "error",
@@ -175,3 +175,28 @@ export const timeoutEvent = (timeoutMs: number): Uint8Array =>
       },
     })}\n\n`,
   );
+
+/** How an event stream the run stopped ends for its client. */
+export type Ending =
+  /** The client left: nothing more is written. */
+  | { readonly _tag: "Left" }
+  /** Upstream fell silent between events: the API's timeout event, then the end. */
+  | { readonly _tag: "TimeoutEvent"; readonly bytes: Uint8Array }
+  /** Cut mid-event or broken: the stream is cut with `error`. */
+  | { readonly _tag: "Cut"; readonly error: unknown };
+
+const LEFT: Ending = { _tag: "Left" };
+
+/**
+ * How an event stream ends that stopped with `error` after the text whose
+ * last characters are `tail` was passed: the same for either way of
+ * answering (answerWeb.ts, answerNode.ts).
+ */
+export const endingOf = (run: Run, tail: string, error: unknown): Ending => {
+  if (run.stopReason === "client") return LEFT;
+  if (run.stopReason !== "timeout") return { _tag: "Cut", error };
+  const { timeoutMs } = run.trip;
+  return atBoundary(tail)
+    ? { _tag: "TimeoutEvent", bytes: timeoutEvent(timeoutMs) }
+    : { _tag: "Cut", error: upstreamTimeout(timeoutMs) };
+};
