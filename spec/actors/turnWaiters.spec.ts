@@ -22,7 +22,7 @@ describe("TurnWaiters", () => {
     expect(turns.any()).toBe(false);
   });
 
-  it("refuses only the prompts after `beyondTurn`, with the error a factory makes, and makes none when nobody waits", async () => {
+  it("refuses only the prompts after `beyondTurn`, with the error its factory makes, and makes none when nobody waits", async () => {
     const turns = new TurnWaiters(logOf());
     let made = 0;
     const make = () => {
@@ -37,7 +37,7 @@ describe("TurnWaiters", () => {
     await expect(third).rejects.toThrow("gone");
     expect(made).toBe(1);
     expect(turns.any()).toBe(true);
-    turns.refuse(new Error("closed"));
+    turns.refuse(() => new Error("closed"));
     await expect(second).rejects.toThrow("closed");
     expect(turns.any()).toBe(false);
   });

@@ -55,17 +55,17 @@ export class TurnWaiters {
   }
 
   /**
-   * Refuses with `error` (or what `error()` makes, made only when a prompt
-   * waits) every prompt waiting on a turn after `beyondTurn`.
+   * Refuses every prompt waiting on a turn after `beyondTurn` with the error
+   * `refusal()` makes, made only when one waits.
    */
-  refuse(error: unknown, beyondTurn = 0): void {
+  refuse(refusal: () => unknown, beyondTurn = 0): void {
     const waiting = this.#waiting;
     if (waiting === undefined || waiting.size === 0) return;
-    const reason = typeof error === "function" ? (error as () => unknown)() : error;
+    const error = refusal();
     for (const waiter of [...waiting])
       if (waiter.turn > beyondTurn) {
         waiting.delete(waiter);
-        waiter.refuse(reason);
+        waiter.refuse(error);
       }
   }
 }

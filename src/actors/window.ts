@@ -236,7 +236,7 @@ export const openWindow = (
     failed: (error, reason) => {
       failed = { error, reason };
       actor = undefined;
-      turns.refuse(error);
+      turns.refuse(() => error);
       wake();
       // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
       if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
