@@ -26,6 +26,20 @@ export const authenticate = (request: Request): Ada | undefined =>
     ? { id: "ada", name: "Ada" }
     : undefined;
 
+/**
+ * The settings a proxy spec of a bare upstream starts from: the server's key,
+ * Ada's sign-in, the one model, no rate limit, failures not told.
+ */
+export const quietProxy = (upstream: string): ProxyOptions<Ada> => ({
+  apiKey: SERVER_KEY,
+  authenticate,
+  models: [MODEL],
+  maxTokens: 4096,
+  rateLimit: false,
+  upstream,
+  onError: () => undefined,
+});
+
 /** Serves a fetch handler on 127.0.0.1, at `…/claude`. */
 export const serve = async (handle: (request: Request) => Promise<Response>) => {
   const server = createServer(toNodeListener(handle, { onError: () => undefined }));

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type Ada,
   ask,
-  authenticate,
   bareUpstream,
+  quietProxy,
   serve,
   type UpstreamAnswer,
   USER_TOKEN,
@@ -35,14 +35,8 @@ const proxyOn = async (answer: UpstreamAnswer, way: Partial<ProxyOptions<Ada>>) 
   upstream = await bareUpstream(answer);
   const reports: ProxyUsage<Ada>[] = [];
   const proxy = createProxy<Ada>({
-    apiKey: "sk-ant-server-key",
-    authenticate,
-    models: [ask("").model],
-    maxTokens: 4096,
-    rateLimit: false,
-    upstream: upstream.url,
+    ...quietProxy(upstream.url),
     onUsage: (report) => reports.push(report),
-    onError: () => undefined,
     ...way,
   });
   served = await serve(proxy);

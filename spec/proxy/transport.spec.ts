@@ -10,8 +10,8 @@ import {
   type Ada,
   type UpstreamAnswer as Answer,
   ask,
-  authenticate,
   bareUpstream,
+  quietProxy,
   USER_TOKEN,
   until,
 } from "./fixture.ts";
@@ -27,14 +27,8 @@ afterEach(async () => {
 const proxyTo = (url: string, options: Partial<ProxyOptions<Ada>> = {}) => {
   const reports: ProxyUsage<Ada>[] = [];
   const handle = createProxy<Ada>({
-    apiKey: "sk-ant-server-key",
-    authenticate,
-    models: [ask("").model],
-    maxTokens: 4096,
-    rateLimit: false,
-    upstream: url,
+    ...quietProxy(url),
     onUsage: (report) => reports.push(report),
-    onError: () => undefined,
     ...options,
   });
   return { handle, reports };

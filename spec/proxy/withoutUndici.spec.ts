@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type Ada, ask, authenticate, USER_TOKEN } from "./fixture.ts";
+import { type Ada, ask, quietProxy, USER_TOKEN } from "./fixture.ts";
 
 afterEach(() => {
   vi.doUnmock("undici");
@@ -29,15 +29,7 @@ describe("the proxy without undici installed", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     const platformFetch = vi.spyOn(globalThis, "fetch");
-    const handle = createProxy<Ada>({
-      apiKey: "sk-ant-server-key",
-      authenticate,
-      models: [ask("").model],
-      maxTokens: 4096,
-      rateLimit: false,
-      upstream: `http://127.0.0.1:${port}`,
-      onError: () => undefined,
-    });
+    const handle = createProxy<Ada>(quietProxy(`http://127.0.0.1:${port}`));
     for (let i = 0; i < 3; i++) {
       const response = await handle(
         new Request("http://proxy.test/claude/v1/messages", {
