@@ -29,6 +29,17 @@ export const answeredTurn = (
   { _tag: "Answered", turn, text: pieces.join("") },
 ];
 
+/** Turn 1 asking to confirm deleting customer `id` (confirmation `c<id>`, call `k<id>`). */
+export const askedToDelete = (id: number): Unnumbered => ({
+  _tag: "ConfirmRequested",
+  turn: 1,
+  confirmId: `c${id}`,
+  callId: `k${id}`,
+  tool: "customers_destroy",
+  description: "Delete a customer.",
+  args: { id },
+});
+
 export interface Call {
   readonly method: string;
   readonly args: ReadonlyArray<unknown>;

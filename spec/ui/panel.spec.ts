@@ -7,7 +7,7 @@ import {
   installAssistant,
 } from "elyra-assistant/ui";
 import { afterEach, describe, expect, it } from "vitest";
-import { answeredTurn, fakeClient, numbered } from "./fixtures.ts";
+import { answeredTurn, askedToDelete, fakeClient, numbered } from "./fixtures.ts";
 
 const mount = (options: { readonly open?: boolean; readonly notice?: string } = {}) => {
   const fake = fakeClient();
@@ -141,19 +141,10 @@ describe("<elyra-assistant-panel>", () => {
     const badge = $(".launcher .badge");
     expect(badge.hidden).toBe(true);
     expect(launcher.hasAttribute("aria-label")).toBe(false);
-    const asked = (n: number) => ({
-      _tag: "ConfirmRequested" as const,
-      turn: 1,
-      confirmId: `c${n}`,
-      callId: `k${n}`,
-      tool: "customers_destroy",
-      description: "Delete a customer.",
-      args: { id: n },
-    });
     const events = numbered([
       { _tag: "TurnStarted", turn: 1, text: "Delete them", route: null, note: null },
-      asked(1),
-      asked(2),
+      askedToDelete(1),
+      askedToDelete(2),
       { _tag: "ConfirmAnswered", turn: 1, confirmId: "c1", answer: "declined" },
       { _tag: "ConfirmAnswered", turn: 1, confirmId: "c2", answer: "accepted" },
     ]);

@@ -9,7 +9,7 @@ import {
   openAssistant,
 } from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
-import { answeredTurn, fakeClient, fakeHost, numbered, until } from "./fixtures.ts";
+import { answeredTurn, askedToDelete, fakeClient, fakeHost, numbered, until } from "./fixtures.ts";
 
 describe("createAssistantStore", () => {
   it("folds the events with panelItems, as the host does", () => {
@@ -69,26 +69,18 @@ describe("createAssistantStore", () => {
       {
         _tag: "ToolStarted",
         turn: 1,
-        callId: "k2",
-        tool: "customers_delete",
+        callId: "k42",
+        tool: "customers_destroy",
         caller: { type: "direct" },
       },
-      {
-        _tag: "ConfirmRequested",
-        turn: 1,
-        confirmId: "c1",
-        callId: "k2",
-        tool: "customers_delete",
-        description: "Delete a customer.",
-        args: { id: 42 },
-      },
+      askedToDelete(42),
       { _tag: "TextDelta", turn: 1, step: 1, text: "…" },
-      { _tag: "ConfirmAnswered", turn: 1, confirmId: "c1", answer: "declined" },
+      { _tag: "ConfirmAnswered", turn: 1, confirmId: "c42", answer: "declined" },
     ]);
     expect(store.getSnapshot().waiting).toEqual([]);
     fake.emit(...events.slice(0, 3));
     const waiting = store.getSnapshot().waiting;
-    expect(waiting.map((q) => q.confirmId)).toEqual(["c1"]);
+    expect(waiting.map((q) => q.confirmId)).toEqual(["c42"]);
     fake.emit(events[3]!);
     expect(store.getSnapshot().waiting).toBe(waiting);
     fake.emit(events[4]!);
@@ -105,15 +97,7 @@ describe("createAssistantStore", () => {
       fake.emit(
         ...numbered([
           { _tag: "TurnStarted", turn: 1, text: "Delete her", route: null, note: null },
-          {
-            _tag: "ConfirmRequested",
-            turn: 1,
-            confirmId: "c1",
-            callId: "k2",
-            tool: "customers_delete",
-            description: "Delete a customer.",
-            args: { id: 42 },
-          },
+          askedToDelete(42),
         ]),
       );
       expect(store.getSnapshot().open).toBe(openOnQuestion);
