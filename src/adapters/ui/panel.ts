@@ -24,6 +24,8 @@ interface Shown {
 
 interface Parts {
   readonly launcher: HTMLButtonElement;
+  /** On the launcher: how many questions wait. */
+  readonly badge: HTMLElement;
   readonly panel: HTMLElement;
   readonly notice: HTMLElement;
   readonly connection: HTMLElement;
@@ -154,7 +156,18 @@ export class AssistantPanel extends Base {
       form,
     );
     root.replaceChildren(h(doc, "style", {}, PANEL_CSS), launcher, panel);
-    this.#parts = { launcher, panel, notice, connection, log, problem, textarea, send, stop };
+    this.#parts = {
+      launcher,
+      badge,
+      panel,
+      notice,
+      connection,
+      log,
+      problem,
+      textarea,
+      send,
+      stop,
+    };
     this.#showNotice();
 
     const submit = () => {
@@ -219,11 +232,8 @@ export class AssistantPanel extends Base {
     if (snapshot.waiting !== last?.waiting) {
       // A question never waits unseen: the closed panel's launcher says how many wait.
       const count = snapshot.waiting.length;
-      const badge = parts.launcher.querySelector(".badge");
-      if (badge !== null) {
-        badge.textContent = count === 0 ? "" : String(count);
-        badge.toggleAttribute("hidden", count === 0);
-      }
+      parts.badge.textContent = count === 0 ? "" : String(count);
+      parts.badge.hidden = count === 0;
       if (count === 0) parts.launcher.removeAttribute("aria-label");
       else
         parts.launcher.setAttribute(
