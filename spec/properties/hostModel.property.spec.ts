@@ -710,6 +710,22 @@ const KNOWN: ReadonlyArray<[string, boolean, StoreFaultScript, ReadonlyArray<Op>
     { append: [{ kind: "reject" }] },
     [{ op: "prompt", kind: "show", wait: false }],
   ],
+  [
+    // Found on CI after appends made while a write is in flight began to be written together.
+    "after refused appends and reads and a heal, a prompt is answered 202",
+    false,
+    {
+      read: [{ kind: "delay", delayMs: 0 }, null, { kind: "reject", delayMs: 1 }],
+      append: [null, { kind: "reject" }, null, null, { kind: "reject" }],
+      lastSeq: [],
+    },
+    [
+      { op: "prompt", kind: "say", wait: false },
+      { op: "prompt", kind: "say", wait: false },
+      { op: "heal", wait: false },
+      { op: "prompt", kind: "say", wait: false },
+    ],
+  ],
 ];
 
 describe("H1: the HTTP host under random use and store faults (model-based)", () => {

@@ -1,9 +1,7 @@
 /**
  * One window's log, as the running system holds it: appends go to the store
- * in order, each stamped with the clock, those made while a write is in
- * flight written together by the next (one transaction, not one each); the
- * projections the window needs are kept up to date; every appended event is
- * published.
+ * one at a time, in order, each stamped with the clock; the projections the
+ * window needs are kept up to date; every appended event is published.
  */
 import { Observable, Subject } from "rxjs";
 import { StoreContractBroken } from "../runtime/errors.ts";
@@ -82,22 +80,6 @@ export interface WindowLog {
 }
 
 /**
- * `promise`, with its refusal marked handled: an append the caller does not
- * await (`void log.append(…)`) is no unhandled rejection, as the queue hears
- * and tells every refusal; one the caller awaits still rejects.
- */
-const handled = <T>(promise: Promise<T>): Promise<T> => {
-  promise.catch(() => undefined);
-  return promise;
-};
-
-/** Appends written together: their events, and the write that stores them. */
-interface Batch {
-  readonly events: NewEvent[];
-  written: Promise<ReadonlyArray<LogEvent>>;
-}
-
-/**
  * A window's log, as a class: every window has one, and the methods of
  * thousands of idle windows are shared rather than held as closures each.
  */
@@ -109,11 +91,6 @@ class LogOfWindow implements WindowLog {
   /** The lease appends are made under, on a store with leases; none there refuses them. */
   readonly #writer: (() => Writer | undefined) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  /**
-   * The appends queued behind the write in flight, not yet written: one
-   * store append (one transaction) writes them all when their turn comes.
-   */
-  #batch: Batch | undefined;
   #lastSeq = 0;
   #epoch: string | undefined;
   /** A catch-up queued and not yet reading: later notices join it. */
@@ -159,19 +136,8 @@ class LogOfWindow implements WindowLog {
 
   append(event: Unstamped): Promise<LogEvent> {
     const stamped = { ...event, at: this.#clock.now() } as NewEvent;
-    // Queued behind a write in flight: it joins the next write rather than making one of its own.
-    const open = this.#batch;
-    if (open !== undefined) {
-      open.events.push(stamped);
-      const at = open.events.length - 1;
-      return handled(open.written.then((stored) => stored[at] as LogEvent));
-    }
-    const batch: Batch = { events: [stamped], written: Promise.resolve([]) };
-    this.#batch = batch;
     let fromStore = false;
     const written = this.#queue.then(async () => {
-      // From here on, appends make the next batch: this one is written as it is.
-      if (this.#batch === batch) this.#batch = undefined;
       if (this.#refused !== undefined) throw this.#refused.error;
       fromStore = true;
       const writer = this.#writer?.();
@@ -181,26 +147,25 @@ class LogOfWindow implements WindowLog {
         this.#refused = { error };
         throw error;
       }
-      const stored = await this.#store
-        .append(this.stream, batch.events, this.#lastSeq, writer)
+      const [stored] = await this.#store
+        .append(this.stream, [stamped], this.#lastSeq, writer)
         .catch((error: unknown) => {
           this.#refused = { error };
           throw error;
         });
-      if (stored.length !== batch.events.length)
+      if (stored === undefined)
         throw new StoreContractBroken({
           port: "EventStore",
-          reason: `an append of ${batch.events.length} event(s) to ${JSON.stringify(this.stream)} resolved with ${stored.length}: append must resolve with the events it wrote`,
+          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
         });
-      for (const one of stored) this.#accept(one);
+      this.#accept(stored);
       return stored;
     });
-    batch.written = written;
     // The store's refusal is told once; the appends refused behind it are not told again.
     this.#queue = written.catch((error: unknown) => {
       if (fromStore) this.#onFailure(error);
     });
-    return handled(written.then((stored) => stored[0] as LogEvent));
+    return written;
   }
 
   async idle(): Promise<void> {
@@ -214,9 +179,7 @@ class LogOfWindow implements WindowLog {
     // One catch-up waits at a time: the notices of a burst of appends make one read, not one each.
     if (this.#catchingUp !== undefined && toSeq !== undefined) return this.#catchingUp;
     // In the queue, so an append of this host never runs between the read and the events kept;
-    // and after a reload in flight, which reads the log from its start anyway. Appends after it
-    // are written after it.
-    this.#batch = undefined;
+    // and after a reload in flight, which reads the log from its start anyway.
     const done = Promise.all([this.#queue, this.#reloading]).then(
       async (): Promise<"kept" | "foreign"> => {
         this.#catchingUp = undefined;
@@ -245,8 +208,6 @@ class LogOfWindow implements WindowLog {
 
   reload(): Promise<ReadonlyArray<LogEvent>> {
     this.#reading = true;
-    // Appends after the reload are written after it.
-    this.#batch = undefined;
     const reloaded = this.#reload();
     this.#reloading = reloaded.catch(() => undefined);
     return reloaded;
