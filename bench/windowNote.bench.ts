@@ -143,7 +143,7 @@ const check = (c: Case): { readonly bytes: number; readonly kept: Kept } => {
     route?: string;
     showing?: unknown[];
     selected?: Record<string, unknown[]>;
-    more_selected?: boolean;
+    more_selected?: number;
   };
   const selected = Object.values(body.selected ?? {});
   return {
@@ -153,7 +153,7 @@ const check = (c: Case): { readonly bytes: number; readonly kept: Kept } => {
       queries: body.showing?.length ?? 0,
       kinds: selected.length,
       ids: selected.reduce((n, ids) => n + ids.length, 0),
-      more: body.more_selected === true,
+      more: (body.more_selected ?? 0) > 0,
     },
   };
 };

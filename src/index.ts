@@ -14,6 +14,7 @@ export type {
   AnswerResult,
   ConfirmationAnswer,
   ConfirmationBroker,
+  ConfirmEcho,
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
 export type { Host, HostOptions } from "./actors/host.ts";
@@ -42,9 +43,10 @@ export type {
   Confirmer,
   ConfirmReply,
   ConfirmRequest,
+  EditableField,
 } from "./runtime/calls/confirmer.ts";
 export { CONFIRM_TIMEOUT_MS } from "./runtime/calls/confirmer.ts";
-export type { AuditOutcome, CallOutcome } from "./runtime/calls/outcome.ts";
+export type { AuditOutcome, CallEnding, CallOutcome } from "./runtime/calls/outcome.ts";
 export { formatOutcome, ran } from "./runtime/calls/outcome.ts";
 export type { RateDecision, RateLimit, RateLimitStore } from "./runtime/calls/rateLimit.ts";
 export { memoryRateLimitStore } from "./runtime/calls/rateLimit.ts";
@@ -68,6 +70,12 @@ export type {
   JsonSchema,
 } from "./runtime/commands/command.ts";
 export { defineCommand } from "./runtime/commands/command.ts";
+export type {
+  ConfirmationSpec,
+  ConfirmLabel,
+  ConfirmLabelContext,
+} from "./runtime/commands/confirmation.ts";
+export { CONFIRM_LABEL_TIMEOUT_MS } from "./runtime/commands/confirmation.ts";
 export type { Issue } from "./runtime/commands/issues.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
 export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
@@ -82,8 +90,10 @@ export {
   LogEvent,
   PROTOCOL_VERSION,
   Reset,
+  ScriptCodeDelta,
   ScriptFinished,
   ScriptStarted,
+  ScriptWriting,
   SelectionChanged,
   StepFinished,
   StepStarted,

@@ -1,6 +1,8 @@
 /**
  * The example CRM as an app: its commands, who may do what, what the in-app
- * assistant may do (everything the user may, asking first before any delete),
+ * assistant may do (everything the user may, asking first before any delete
+ * and before issuing an invoice, whose amount, project and due date the user
+ * may correct on the question),
  * and what external agents may do over MCP (the same, asked by elicitation).
  */
 import { createApp } from "elyra-assistant";
@@ -28,7 +30,7 @@ export const crmApp = (db: CrmDb) =>
     userAbilities: (user) => (user as CrmUser).abilities,
     assistant: {
       allow: ["customers.*", "invoices.*"],
-      confirm: ["customers.destroy", "invoices.destroy"],
+      confirm: ["customers.destroy", "invoices.destroy", "invoices.create"],
       rateLimit: { calls: 30, perSeconds: 60 },
       windowContext: true,
       instructions:
@@ -38,7 +40,7 @@ export const crmApp = (db: CrmDb) =>
     // A separate grant: no user's abilities are checked over MCP, so this is the whole boundary.
     mcp: {
       allow: ["customers.*", "invoices.*"],
-      confirm: ["customers.destroy", "invoices.destroy"],
+      confirm: ["customers.destroy", "invoices.destroy", "invoices.create"],
       rateLimit: { calls: 30, perSeconds: 60 },
     },
   });

@@ -15,6 +15,7 @@ import {
   type LiveResult,
   openAssistant,
 } from "elyra-assistant/ui";
+import { installPalette } from "./palette.ts";
 import type { CustomerPage, CustomerRecord, InvoicePage, InvoiceRecord } from "./sqliteCommands.ts";
 
 // ---- The assistant -------------------------------------------------------
@@ -35,7 +36,11 @@ const currentRoute = (): string =>
 
 const token = document.querySelector<HTMLMetaElement>('meta[name="elyra-token"]')?.content ?? "";
 const client = assistantClient({ baseUrl: "/__assistant", token, clientId: clientId() });
-const store = createAssistantStore(client, { route: currentRoute, open: true });
+// Open beside the page on a desktop; on a phone it would cover the page: it opens from the header.
+const store = createAssistantStore(client, {
+  route: currentRoute,
+  open: !window.matchMedia("(max-width: 600px)").matches,
+});
 installAssistant(store);
 const panel = document.querySelector<AssistantPanel>("elyra-assistant-panel");
 if (panel !== null) panel.store = store;
@@ -44,6 +49,8 @@ document.getElementById("ask")?.addEventListener("click", () => {
   void openAssistant();
   document.querySelector<HTMLElement>("elyra-assistant-panel")?.focus();
 });
+// ⌘K / Ctrl+K: the pages and commands, or the assistant when nothing matches.
+installPalette(store);
 
 // ---- DOM helpers: text only ----------------------------------------------
 

@@ -29,7 +29,8 @@ export interface DemoModelOptions {
 interface Note {
   readonly route?: string;
   readonly selected?: Readonly<Record<string, ReadonlyArray<string | number>>>;
-  readonly more_selected?: boolean;
+  /** How many selected ids the note left out (`true` in notes older than the count). */
+  readonly more_selected?: number | boolean;
 }
 
 type Decision =
@@ -119,6 +120,18 @@ export const decide = (text: string, note: Note): Decision => {
     if (typeof id !== "number") return { say: oneAtATime(`${kind}s`) };
     return { call: invoice ? "invoices_destroy" : "customers_destroy", input: { id } };
   }
+  if (/\b(bill|invoice (?:her|him|them|customer))\b/.test(lower)) {
+    const id = customerMeant(text, note);
+    if (id === undefined)
+      return {
+        say: "Whom should I bill? Open a customer's page, or name one (“bill customer 12 for 500”).",
+      };
+    if (typeof id !== "number") return { say: oneAtATime("customers") };
+    const named = /\bcustomer\s*(?:#|no\.?\s*)?\d+/i;
+    const amount = parseAmount(lower.replace(named, "").replace(/^.*?\b(?:for|of)\b/, ""));
+    if (amount === undefined) return { say: "For how much? Say, for example, “for 1 200”." };
+    return { call: "invoices_store", input: { customer_id: id, amount } };
+  }
   if (/credit\s*limit/.test(lower)) {
     const id = customerMeant(text, note);
     if (id === undefined)
@@ -175,8 +188,15 @@ export const decide = (text: string, note: Note): Decision => {
           .map((id) => named(kind, id))
           .join(", ")}${ids.length > 8 ? ", …" : ""})`,
     );
+    const more = note.more_selected;
+    const andMore =
+      typeof more === "number" && more > 0
+        ? `, and ${more} more it left out`
+        : more
+          ? ", and more"
+          : "";
     return {
-      say: `The window note says you selected ${lists.join(" and ")}${note.more_selected ? ", and more" : ""}. Claude could work through them; the demo model only reads the list.`,
+      say: `The window note says you selected ${lists.join(" and ")}${andMore}. Claude could work through them; the demo model only reads the list.`,
     };
   }
   return { say: HELP };
@@ -250,6 +270,10 @@ export const answer = (call: ToolUseBlock, result: ToolResultBlock): string => {
     }
     case "invoices_destroy":
       return `Deleted invoice ${String((value as { deleted: number }).deleted)}.`;
+    case "invoices_store": {
+      const invoice = value as { number: string; amount: number; due_on: string };
+      return `Issued ${invoice.number} for ${euros(invoice.amount)}, due ${invoice.due_on}.`;
+    }
     default:
       return "Done.";
   }

@@ -1,9 +1,12 @@
 /**
  * Which model the example CRM talks to, from the environment: Claude with an
- * API key, Claude through a backend proxy, or the offline demo model.
+ * API key, Claude through a backend proxy, or the offline demo model; and,
+ * for a user who saved a key of their own in the panel's settings, Claude
+ * with that key.
  */
-import { type Model, ModelError } from "elyra-assistant";
-import { anthropic } from "elyra-assistant/anthropic";
+import { type Model, ModelError, type Secrets } from "elyra-assistant";
+import { anthropic, modelSource } from "elyra-assistant/anthropic";
+import type { SourceName, SourceOfUsers } from "elyra-assistant/http";
 import { DEMO_NOTICE, demoModel } from "./demoModel.ts";
 
 /** What the panel says while `npm run proxy` forwards to its offline stand-in, not Claude. */
@@ -17,6 +20,8 @@ export interface ModelChoice {
   readonly label: string;
   /** Shown in the panel (its `notice`), or null. */
   readonly notice: string | null;
+  /** Which source it is, as `POST /source` names it: `none` for the demo model (not Claude). */
+  readonly source: SourceName;
 }
 
 const set = (value: string | undefined): value is string =>
@@ -34,6 +39,7 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
       model: anthropic({ apiKey: env.ANTHROPIC_API_KEY }),
       label: "Claude (ANTHROPIC_API_KEY)",
       notice: null,
+      source: "environment",
     };
   }
   if (set(env.ELYRA_PROXY_URL)) {
@@ -47,6 +53,7 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
       }),
       label: `Claude through the proxy at ${env.ELYRA_PROXY_URL}`,
       notice: null,
+      source: "backend",
     };
   }
   return {
@@ -54,6 +61,38 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
     label:
       "the offline demo model (scripted answers, not Claude; set ANTHROPIC_API_KEY to talk to Claude)",
     notice: DEMO_NOTICE,
+    source: "none",
+  };
+};
+
+/** The CRM's models with users' own keys: the host's `modelFor`, and the source `/source` and `/key` ask. */
+export interface KeyedModels {
+  readonly modelFor: (user: unknown) => Model;
+  readonly source: SourceOfUsers;
+}
+
+/**
+ * Each user's model: the backend proxy when the CRM has one (it comes
+ * first, as in `modelSource()`); else Claude with the user's own key when
+ * they saved one in the panel's settings (`anthropic({ apiKey })`, read from
+ * `secrets` at each step); else the CRM's own model.
+ */
+export const withUserKeys = (choice: ModelChoice, secrets: Secrets): KeyedModels => {
+  // No env and no backend: this source answers with a user's key or not at all.
+  const keys = modelSource({ secrets });
+  const which = async (user: unknown): Promise<SourceName> => {
+    if (choice.source === "backend") return "backend";
+    return (await keys.which(user)) === "userKey" ? "userKey" : choice.source;
+  };
+  return {
+    modelFor: (user) => ({
+      step: async (request, options) =>
+        ((await which(user)) === "userKey" ? keys.forUser(user) : choice.model).step(
+          request,
+          options,
+        ),
+    }),
+    source: { which, userKey: keys.userKey },
   };
 };
 

@@ -1,13 +1,16 @@
 /**
  * Takes the README's screenshots of the panel, in Debian's Chromium: an
- * answer mid-stream and the confirm dialog, on the example CRM with a
- * scripted model. `npm run screenshots` writes docs/images/*.png.
+ * answer mid-stream, the confirm dialog with its sentence, a new invoice's
+ * arguments edited on the question, and the panel as a phone's sheet, on
+ * the example CRM with a scripted model. `npm run screenshots` writes
+ * docs/images/*.png.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fakeModel } from "elyra-assistant/testing";
+import type { Page } from "playwright-core";
 import { launch } from "../../spec/browser/chromium.ts";
 import { startCrm } from "./server.ts";
 
@@ -24,7 +27,24 @@ const model = fakeModel([], { paceMs: 60 })
     { text: "Let me look at her invoices." },
   )
   .says(answer)
-  .toolCall("customers_destroy", { id: 42 }, { text: "I'll delete that customer." });
+  .toolCall("customers_destroy", { id: 42 }, { text: "I'll delete that customer." })
+  .says("All right, I left her as she was.")
+  .toolCall(
+    "invoices_store",
+    { customer_id: 42, amount: 1267, project: "Intranet" },
+    { text: "I'll issue a new invoice for the Intranet work." },
+  )
+  .says("Issued.")
+  .says("Her invoices: one overdue, two paid.");
+
+/** The turn has ended: its answer written, Stop gone. */
+const turnEnded = async (page: Page) => {
+  await page.locator("elyra-assistant-panel .item.answer:not([aria-busy])").last().waitFor();
+  await page.waitForFunction(() => {
+    const panel = document.querySelector("elyra-assistant-panel");
+    return panel?.shadowRoot?.querySelector("button.stop")?.hasAttribute("hidden") ?? false;
+  });
+};
 
 const crm = await startCrm({ port: 0, dataDir: dir, model, notice: null });
 const browser = await launch();
@@ -50,17 +70,40 @@ try {
     { timeout: 20_000 },
   );
   await page.screenshot({ path: join(out, "panel-streaming.png") });
-  await page.locator("elyra-assistant-panel .item.answer:not([aria-busy])").last().waitFor();
-  await page.waitForFunction(() => {
-    const panel = document.querySelector("elyra-assistant-panel");
-    return panel?.shadowRoot?.querySelector("button.stop")?.hasAttribute("hidden") ?? false;
-  });
+  await turnEnded(page);
   await box.fill("Delete this customer");
   await box.press("Enter");
   await page.locator("elyra-assistant-panel .item.confirm.waiting").waitFor();
   await page.screenshot({ path: join(out, "panel-confirm.png") });
   await page.locator("elyra-assistant-panel button.decline").click();
-  console.log(`wrote ${join(out, "panel-streaming.png")} and panel-confirm.png`);
+  await page.locator("elyra-assistant-panel .item.confirm .answer").waitFor();
+  await turnEnded(page);
+  await box.fill("Bill her again for the Intranet work");
+  await box.press("Enter");
+  const edit = page.locator("elyra-assistant-panel .item.confirm.waiting");
+  await edit.locator("input[name=amount]").fill("0");
+  await edit.locator("button.accept").click();
+  await edit.locator("[role=alert]:not([hidden])").waitFor();
+  await edit.locator("input[name=amount]").fill("1150");
+  await page.screenshot({ path: join(out, "panel-edit.png") });
+  await edit.locator("button.accept").click();
+  await page.locator("elyra-assistant-panel .item.confirm .answer").last().waitFor();
+
+  const phone = await browser.newPage({
+    viewport: { width: 375, height: 700 },
+    deviceScaleFactor: 1,
+  });
+  await phone.goto(`${crm.url}/#/customers/42`);
+  await phone.locator("main dl, main table").first().waitFor();
+  await phone.locator("#ask").click();
+  const phoneBox = phone.locator("elyra-assistant-panel textarea");
+  await phoneBox.fill("Her invoices?");
+  await phoneBox.press("Enter");
+  await turnEnded(phone);
+  await phone.screenshot({ path: join(out, "panel-phone.png") });
+  console.log(
+    `wrote panel-streaming.png, panel-confirm.png, panel-edit.png and panel-phone.png in ${out}`,
+  );
 } finally {
   await browser.close();
   await crm.close();

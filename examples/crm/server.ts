@@ -10,13 +10,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createHost, type EventStore, type Model, memoryStore } from "elyra-assistant";
+import {
+  createHost,
+  type EventStore,
+  type Model,
+  memorySecrets,
+  memoryStore,
+  type Secrets,
+} from "elyra-assistant";
 import { assistantHttp, toNodeListener } from "elyra-assistant/http";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { build } from "esbuild";
 import { crmApp, DEMO_USER } from "./app.ts";
 import { type CrmDb, openCrmDb, type SeedOptions } from "./db.ts";
-import { loggingFailures, modelFromEnv } from "./modelSource.ts";
+import { loggingFailures, modelFromEnv, withUserKeys } from "./modelSource.ts";
 import { shell } from "./shell.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,6 +61,13 @@ export interface CrmOptions {
   readonly token?: string;
   /** This instance's name, sent as `x-elyra-instance` on every response: none unless given. */
   readonly instance?: string;
+  /**
+   * Where users' own API keys are kept (the panel's settings save one, and
+   * that user's steps then go to Claude with it): in memory unless given, so
+   * a key lasts as long as the server and is never written to disk or
+   * logged; `false` for none, and the panel shows no settings.
+   */
+  readonly secrets?: Secrets | false;
 }
 
 export interface RunningCrm {
@@ -151,7 +165,14 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
   const choice =
     options.model === undefined
       ? modelFromEnv(options.env ?? process.env)
-      : { model: options.model, label: "the model given", notice: options.notice ?? null };
+      : {
+          model: options.model,
+          label: "the model given",
+          notice: options.notice ?? null,
+          source: "none" as const,
+        };
+  const secrets = options.secrets === undefined ? memorySecrets() : options.secrets;
+  const keyed = secrets === false ? undefined : withUserKeys(choice, secrets);
 
   const { store, log } = await openLog(options.databaseUrl, inMemory ? null : dirname(dbPath));
   let script: string;
@@ -164,7 +185,11 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
     throw error;
   }
   // A model that fails (a bad key, the network) is told in the panel and logged here.
-  const host = createHost(crmApp(db), { model: loggingFailures(choice.model), store });
+  const host = createHost(crmApp(db), {
+    model: loggingFailures(choice.model),
+    ...(keyed === undefined ? {} : { modelFor: (user) => loggingFailures(keyed.modelFor(user)) }),
+    store,
+  });
 
   // Anyone who can load the page gets the token: it proves a request comes from
   // this page (not another site), not who the user is. That is authenticate's job.
@@ -176,6 +201,8 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
       // The demo signs everyone in as Ada. A real app reads its own session
       // here (the session cookie on the request) and returns null without one.
       authenticate: () => DEMO_USER,
+      // The panel's settings: which source answers, and a key of the user's own to keep.
+      ...(keyed === undefined || secrets === false ? {} : { secrets, source: keyed.source }),
     }),
   );
   const page = shell({

@@ -14,19 +14,20 @@ export const escapeHtml = (text: string): string =>
 const STYLE = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 15px; }
 * { box-sizing: border-box; }
-body { margin: 0; display: grid; grid-template-columns: 1fr minmax(320px, 400px); grid-template-rows: auto 1fr; height: 100vh; }
-header { grid-column: 1 / -1; display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1f2937; color: #f9fafb; }
+/* The page, and the panel docked in a column that is as wide as the open panel and gone while it is closed. */
+body { margin: 0; display: grid; grid-template-columns: minmax(0, 1fr) auto; grid-template-rows: auto minmax(0, 1fr); height: 100vh; height: 100dvh; }
+header { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: .4rem 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1f2937; color: #f9fafb; }
 header strong { font-size: 1.05rem; }
 header nav { display: flex; gap: 1rem; }
 header a { color: #d1d5db; text-decoration: none; }
 header a[aria-current="page"] { color: #fff; text-decoration: underline; }
 header .user { margin-left: auto; color: #9ca3af; }
-main { overflow: auto; padding: 1rem 1.5rem 3rem; }
-elyra-assistant-panel { border-left: 1px solid #e5e7eb; overflow: hidden; min-height: 0; }
+main { overflow: auto; padding: 1rem 1.5rem 4rem; container-type: inline-size; }
+elyra-assistant-panel { grid-area: 2 / 2; min-height: 0; --elyra-panel-width: clamp(300px, 30vw, 400px); --elyra-launcher-position: fixed; }
 h1 { font-size: 1.4rem; margin: .4rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.6rem 0 .6rem; }
 form.filters { display: flex; flex-wrap: wrap; gap: .8rem 1.2rem; align-items: center; margin-bottom: .8rem; }
-input[type="search"] { padding: .35rem .5rem; min-width: 22rem; font: inherit; }
+input[type="search"] { padding: .35rem .5rem; width: 22rem; max-width: 100%; font: inherit; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #f0f0f0; white-space: nowrap; }
 th { font-weight: 600; color: #4b5563; border-bottom-color: #d1d5db; }
@@ -39,12 +40,45 @@ tr.selected td { background: #eff6ff; }
 [hidden] { display: none !important; }
 .asks { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .asks button { border: 1px solid #c7d2fe; background: #eef2ff; color: #3730a3; border-radius: 999px; padding: .3rem .8rem; font: inherit; cursor: pointer; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .3rem 1.2rem; margin: 0; }
 dt { color: #6b7280; }
-dd { margin: 0; }
+dd { margin: 0; overflow-wrap: anywhere; }
 .missing { color: #b91c1c; }
 .updated { animation: flash 1.2s ease-out; }
 @keyframes flash { from { background: #fef9c3; } to { background: transparent; } }
+/*
+ * Lists fit the width they are given, never scrolling sideways: names,
+ * companies and projects wrap, and narrower lists keep their key
+ * columns (a customer's Unpaid and Overdue, an invoice's Amount, Due and
+ * Status) and drop the others, least needed first. The tables are told
+ * apart by their number of columns: the customers (7), the invoices (8), a
+ * customer's invoices (6).
+ */
+table:has(th:nth-child(7):last-child) :is(td, th):is(:nth-child(2), :nth-child(3)),
+table:has(th:nth-child(8):last-child) :is(td, th):is(:nth-child(3), :nth-child(4)),
+table:has(th:nth-child(6):last-child) :is(td, th):nth-child(2) { white-space: normal; }
+@container (max-width: 1000px) {
+  table:has(th:nth-child(7):last-child) :is(td, th):nth-child(4) { display: none; }
+}
+@container (max-width: 860px) {
+  table:has(th:nth-child(8):last-child) :is(td, th):nth-child(6) { display: none; }
+}
+@container (max-width: 620px) {
+  table:has(th:nth-child(7):last-child) :is(td, th):is(:nth-child(3), :nth-child(5)),
+  table:has(th:nth-child(8):last-child) :is(td, th):nth-child(4),
+  table:has(th:nth-child(6):last-child) :is(td, th):is(:nth-child(2), :nth-child(4)) { display: none; }
+}
+@container (max-width: 440px) {
+  table:has(th:nth-child(8):last-child) :is(td, th):nth-child(7) { display: none; }
+  th, td { padding: .35rem .3rem; }
+}
+/* A small screen: the page takes the whole width; the panel opens as a sheet over it (its own styles). */
+@media (max-width: 600px) {
+  body { grid-template-columns: minmax(0, 1fr); }
+  header { padding: .5rem .8rem; gap: .3rem 1rem; }
+  main { padding: .8rem .8rem 5rem; }
+  elyra-assistant-panel { position: absolute; width: 0; height: 0; }
+}
 `;
 
 /**

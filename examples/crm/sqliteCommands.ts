@@ -79,6 +79,10 @@ export const InvoicePage = Schema.Struct({
 export type InvoicePage = typeof InvoicePage.Type;
 
 /** The CRM's ten commands over one database. */
+const euros = (amount: number): string =>
+  `€${amount.toLocaleString("en-GB", { minimumFractionDigits: 0, maximumFractionDigits: 2 })}`;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 export const crmSqliteCommands = (db: CrmDb) => [
   defineCommand({
     name: "customers_index",
@@ -147,6 +151,11 @@ export const crmSqliteCommands = (db: CrmDb) => [
     can: "customers.destroy",
     invalidates: ["customers", "invoices"],
     args: { id: Id },
+    confirmLabel: ({ id }) => {
+      const customer = db.customer(id);
+      const invoices = db.invoices({ customer_id: id }).total;
+      return `Delete ${customer.name} (customer ${id}) and ${plural(invoices, "invoice")} of theirs?`;
+    },
     result: Schema.Struct({ deleted: Schema.Number, invoices_deleted: Schema.Number }),
     run: ({ id }) => ({ deleted: id, invoices_deleted: db.deleteCustomer(id).invoices }),
   }),
@@ -195,6 +204,11 @@ export const crmSqliteCommands = (db: CrmDb) => [
       project: Schema.optional(Name),
       due_on: Schema.optional(Day),
     },
+    // Asked first (the grants confirm invoices.create): the user may correct what Claude proposed.
+    editable: ["amount", "project", "due_on"],
+    confirmAction: "Issue invoice",
+    confirmLabel: ({ customer_id, amount, due_on }) =>
+      `Issue an invoice of ${euros(amount)} to ${db.customer(customer_id).name}${due_on === undefined ? ", due in 30 days" : `, due ${due_on}`}?`,
     result: InvoiceRecord,
     run: (fields) => db.createInvoice(fields),
   }),
@@ -222,6 +236,10 @@ export const crmSqliteCommands = (db: CrmDb) => [
     can: "invoices.destroy",
     invalidates: ["invoices", "customers"],
     args: { id: Id },
+    confirmLabel: ({ id }) => {
+      const invoice = db.invoice(id);
+      return `Delete invoice ${invoice.number} (${euros(invoice.amount)}, ${invoice.customer_name})?`;
+    },
     result: Schema.Struct({ deleted: Schema.Number }),
     run: ({ id }) => {
       db.deleteInvoice(id);

@@ -9,6 +9,9 @@ const request = (confirmId: string, scope = "w1"): ConfirmRequest => ({
   args: { id: 1 },
   digest: "d".repeat(64),
   scope,
+  destructive: true,
+  action: "Delete",
+  editable: [],
 });
 
 describe("confirmationBroker", () => {
@@ -68,5 +71,88 @@ describe("confirmationBroker", () => {
       _tag: "Answered",
     });
     expect(broker.pending().map((r) => r.confirmId)).toEqual(["a"]);
+  });
+});
+
+describe("confirmationBroker: edit before approve", () => {
+  const editable = (confirmId: string): ConfirmRequest => ({
+    ...request(confirmId),
+    args: { id: 1, amount: 120 },
+    editable: [{ name: "amount", schema: { type: "number" } }],
+    checkEdit: (edited) =>
+      typeof (edited as { amount?: unknown }).amount === "number" &&
+      (edited as { amount: number }).amount > 0
+        ? []
+        : [{ path: "amount", message: "expected a positive number" }],
+  });
+
+  it("an accepted edit replies with a copy of the edited arguments and is logged as edited", async () => {
+    const broker = confirmationBroker();
+    const settled: boolean[] = [];
+    broker.settled$.subscribe((s) => settled.push(s.edited));
+    const reply = broker.ask(editable("a"), new AbortController().signal);
+    const edited = { id: 1, amount: 90 };
+    expect(await broker.answer({ confirmId: "a", accept: true, scope: "w1", edited })).toEqual({
+      _tag: "Answered",
+      answer: "accepted",
+      edited: true,
+    });
+    edited.amount = 1_000_000;
+    expect((await reply).edited).toEqual({ id: 1, amount: 90 });
+    expect(settled).toEqual([true]);
+  });
+
+  it("edited arguments the schema refuses are told, and the question still waits", async () => {
+    const broker = confirmationBroker();
+    const reply = broker.ask(editable("a"), new AbortController().signal);
+    expect(
+      await broker.answer({
+        confirmId: "a",
+        accept: true,
+        scope: "w1",
+        edited: { id: 1, amount: -1 },
+      }),
+    ).toEqual({
+      _tag: "InvalidEdit",
+      issues: [{ path: "amount", message: "expected a positive number" }],
+    });
+    expect(broker.pending().map((r) => r.confirmId)).toEqual(["a"]);
+    await broker.answer({ confirmId: "a", accept: false, scope: "w1" });
+    expect((await reply).answer).toBe("declined");
+  });
+
+  it.each([
+    ["an argument not editable", { id: 2, amount: 90 }],
+    ["a member the arguments lack", { id: 1, amount: 90, admin: true }],
+    ["a member left out", { amount: 90 }],
+    ["no object", [1, 90]],
+  ])("an edit of %s is a mismatch and settles as declined", async (_, edited) => {
+    const broker = confirmationBroker();
+    const reply = broker.ask(editable("a"), new AbortController().signal);
+    expect(await broker.answer({ confirmId: "a", accept: true, scope: "w1", edited })).toEqual({
+      _tag: "Mismatch",
+    });
+    expect(await reply).toMatchObject({ answer: "declined" });
+    expect((await reply).edited).toBeUndefined();
+  });
+
+  it("an edit of a question with nothing editable is a mismatch", async () => {
+    const broker = confirmationBroker();
+    const reply = broker.ask(request("a"), new AbortController().signal);
+    expect(
+      await broker.answer({ confirmId: "a", accept: true, scope: "w1", edited: { id: 2 } }),
+    ).toEqual({ _tag: "Mismatch" });
+    expect((await reply).answer).toBe("declined");
+  });
+
+  it("a decline with edits is a decline", async () => {
+    const broker = confirmationBroker();
+    const reply = broker.ask(editable("a"), new AbortController().signal);
+    const edited = { id: 9, amount: -1 };
+    expect(await broker.answer({ confirmId: "a", accept: false, scope: "w1", edited })).toEqual({
+      _tag: "Answered",
+      answer: "declined",
+    });
+    expect((await reply).edited).toBeUndefined();
   });
 });

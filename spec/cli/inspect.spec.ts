@@ -60,10 +60,11 @@ describe("inspectApp", () => {
     const db = openCrmDb(":memory:", { seed: false });
     try {
       expect(formatInspect(inspectApp(crmApp(db)))).toMatchInlineSnapshot(`
-        "Assistant grant (allow: customers.*, invoices.*; confirm: customers.destroy, invoices.destroy)
+        "Assistant grant (allow: customers.*, invoices.*; confirm: customers.destroy, invoices.destroy, invoices.create)
           asks first
             customers_destroy  customers.destroy
             invoices_destroy   invoices.destroy
+            invoices_store     invoices.create
           read-only
             customers_index    customers.view
             customers_show     customers.view
@@ -72,14 +73,14 @@ describe("inspectApp", () => {
           runs without asking
             customers_store    customers.create
             customers_update   customers.update
-            invoices_store     invoices.create
             invoices_update    invoices.update
-          4 tools run without asking
+          3 tools run without asking
 
-        MCP grant (allow: customers.*, invoices.*; confirm: customers.destroy, invoices.destroy)
+        MCP grant (allow: customers.*, invoices.*; confirm: customers.destroy, invoices.destroy, invoices.create)
           asks first
             customers_destroy  customers.destroy
             invoices_destroy   invoices.destroy
+            invoices_store     invoices.create
           read-only
             customers_index    customers.view
             customers_show     customers.view
@@ -88,9 +89,8 @@ describe("inspectApp", () => {
           runs without asking
             customers_store    customers.create
             customers_update   customers.update
-            invoices_store     invoices.create
             invoices_update    invoices.update
-          4 tools run without asking
+          3 tools run without asking
         "
       `);
     } finally {

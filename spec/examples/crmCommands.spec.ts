@@ -159,11 +159,16 @@ describe("store, update and show, with links", () => {
     expect(customer.value).toMatchObject({ id: 121, name: "Margaret Hamilton", balance: 0 });
     expect(customer.link).toBe("/customers/121");
 
-    const invoice = await call(app, "invoices_store", {
-      customer_id: 121,
-      amount: 1234.5,
-      project: "Guidance software",
-    });
+    const invoice = await call(
+      app,
+      "invoices_store",
+      {
+        customer_id: 121,
+        amount: 1234.5,
+        project: "Guidance software",
+      },
+      true,
+    );
     expect(invoice.value).toMatchObject({
       id: 401,
       number: "INV-0401",

@@ -60,6 +60,6 @@ describe("startCrm", () => {
         .filter((t) => t.asksFirst)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(["customers_destroy", "invoices_destroy"]);
+    ).toEqual(["customers_destroy", "invoices_destroy", "invoices_store"]);
   });
 });

@@ -144,9 +144,22 @@ describe("POST /source", () => {
     expect(await sourceOf(t)).toBe("backend");
   });
 
-  it("answers only {source}", async () => {
+  it("answers only {source, canSaveKey}: true with a secrets store", async () => {
     const t = withKeys();
-    expect(await (await t.call("source")).json()).toEqual({ source: "none" });
+    expect(await (await t.call("source")).json()).toEqual({ source: "none", canSaveKey: true });
+  });
+
+  it("a source but no secrets store: canSaveKey false, and /key stays notConfigured", async () => {
+    const t = setup(fakeModel(), {
+      source: modelSource({ env: { ANTHROPIC_API_KEY: ENV_KEY } }),
+    });
+    expect(await (await t.call("source")).json()).toEqual({
+      source: "environment",
+      canSaveKey: false,
+    });
+    const key = await t.call("key", { body: { key: ADA_KEY } });
+    expect(key.status).toBe(404);
+    expect(await key.json()).toMatchObject({ error: { type: "notConfigured" } });
   });
 });
 

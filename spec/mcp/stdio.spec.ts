@@ -118,7 +118,10 @@ describe("npm run mcp over stdio, with the SDK's Client", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe("The user didn't confirm customers_destroy, so it did not run.");
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/^Run customers_destroy\?\n/);
+    // The command's confirmLabel leads: who, and how many invoices go with them.
+    expect(asked[0]).toMatch(
+      /^Delete \S.* \(customer 2\) and \d+ invoices? of theirs\?\nArguments:\n/,
+    );
     expect(asked[0]).toContain('"id": 2');
     const still = await client.callTool({ name: "customers_show", arguments: { id: 2 } });
     expect(still.isError).toBeUndefined();

@@ -2,7 +2,10 @@
  * The window note as src/runtime/prompt/windowNote.ts built it before issue 18
  * (target 4) made it faster, kept word for word (JSON.stringify, TextEncoder)
  * so the properties can check that the new note is byte for byte the old one.
- * Not a spec: the properties in windowNote.spec.ts import it.
+ * Issue 19 (item 6) changed both alike: `more_selected` is how many selected
+ * ids were left out, not `true`; here that count is written with
+ * JSON.stringify and measured by its UTF-8 bytes like every other part.
+ * Not a spec: the properties in windowNoteSame.spec.ts import it.
  */
 import type { NoteInput, NoteQuery, NoteSelection } from "elyra-assistant";
 
@@ -117,7 +120,8 @@ const argumentsJson = (args: unknown, names: ReadonlyArray<string>): string => {
 
 const OPEN = "<window>{";
 const CLOSE = "}</window>";
-const MORE = '"more_selected":true';
+/** `"more_selected":n` for `left` ids left out. */
+const moreJson = (left: number): string => `${json("more_selected")}:${json(left)}`;
 /** `"route":`, `"showing":[]`, `"selected":{}`: the bytes a part adds around its content. */
 const ROUTE_KEY = 8;
 const SHOWING_KEY = 12;
@@ -147,7 +151,8 @@ interface Sizes {
   /** How many kinds are shown, and the bytes of their ids with the commas between. */
   readonly kinds: number;
   readonly ids: number;
-  readonly more: boolean;
+  /** How many selected ids are left out: `more_selected` is written when that is any. */
+  readonly left: number;
 }
 
 /**
@@ -170,7 +175,8 @@ export const referenceNote = (input: NoteInput): string | null => {
   const routeJson = wholeRoute === null ? null : json(wholeRoute);
 
   // The selections made on this route, the most recently changed first; 8 kinds, 100 ids a kind.
-  let more = false;
+  // `total`: every id selected of the kinds looked at (those past 8 too), the log's count if larger.
+  let total = 0;
   const kinds: Kind[] = [];
   const names = new Set<string>();
   for (let i = input.selections.length - 1; i >= 0; i--) {
@@ -183,11 +189,12 @@ export const referenceNote = (input: NoteInput): string | null => {
       .filter((id) => typeof id === "string" || Number.isFinite(id));
     if (ids.length === 0) continue;
     names.add(name);
-    if (kinds.length === B.kinds) {
-      more = true;
-      continue;
-    }
-    if (ids.length < s.ids.length || (s.total ?? 0) > s.ids.length) more = true;
+    const selected =
+      s.total !== undefined && s.total > s.ids.length
+        ? Math.min(Math.floor(s.total), Number.MAX_SAFE_INTEGER)
+        : s.ids.length;
+    total = Math.min(total + selected, Number.MAX_SAFE_INTEGER);
+    if (kinds.length === B.kinds) continue;
     const nameJson = json(name);
     kinds.push({ name: nameJson, nameBytes: bytesOf(nameJson) + 3, ids, shown: [] });
   }
@@ -208,8 +215,8 @@ export const referenceNote = (input: NoteInput): string | null => {
       for (let k = 0; k < z.kinds; k++) n += (kinds[k] as Kind).nameBytes;
       parts += 1;
     }
-    if (z.more) {
-      n += MORE.length;
+    if (z.left > 0) {
+      n += bytesOf(moreJson(z.left));
       parts += 1;
     }
     return n + Math.max(0, parts - 1);
@@ -249,18 +256,19 @@ export const referenceNote = (input: NoteInput): string | null => {
     kinds: kinds.length,
     ids: 0,
   };
-  const all = fill(B.bytes - size({ ...base, more }));
-  if (!all && !more) {
-    // Ids went, so more was selected than the note shows, and saying so takes room too.
-    more = true;
-    const room = B.bytes - size({ ...base, more });
-    while (idsUsed > room && taken.length > 0) {
-      const last = taken.pop() as { readonly kind: Kind; readonly cost: number };
-      last.kind.shown.pop();
-      idsUsed -= last.cost;
-    }
+  const listed = kinds.reduce((n, k) => n + k.ids.length, 0);
+  const all = fill(B.bytes - size({ ...base, left: total - listed }));
+  // Ids went, so more was left out than counted, and saying how many may take more room.
+  while (
+    !all &&
+    taken.length > 0 &&
+    size({ ...base, ids: idsUsed, left: total - taken.length }) > B.bytes
+  ) {
+    const last = taken.pop() as { readonly kind: Kind; readonly cost: number };
+    last.kind.shown.pop();
+    idsUsed -= last.cost;
   }
-  let z: Sizes = { ...base, ids: idsUsed, more };
+  let z: Sizes = { ...base, ids: idsUsed, left: total - taken.length };
 
   // Queries, newest first: the asking window's own, from its screen, offered now, one of each,
   // while they fit beside everything selected (so the oldest go first, and all go before any id).
@@ -288,7 +296,7 @@ export const referenceNote = (input: NoteInput): string | null => {
   // Still too long with no query and no id: whole kinds go, the oldest first, then the route is cut.
   while (z.kinds > 0 && size(z) > B.bytes) {
     for (const k of kinds) k.shown.length = 0;
-    z = { ...z, kinds: z.kinds - 1, ids: 0, more: true };
+    z = { ...z, kinds: z.kinds - 1, ids: 0, left: total };
   }
   let route = routeJson;
   if (wholeRoute !== null && size(z) > B.bytes) {
@@ -319,7 +327,7 @@ export const referenceNote = (input: NoteInput): string | null => {
     const shown = kinds.slice(0, z.kinds).map((k) => `${k.name}:[${k.shown.join(",")}]`);
     parts.push(`"selected":{${shown.join(",")}}`);
   }
-  if (z.more) parts.push(MORE);
+  if (z.left > 0) parts.push(moreJson(z.left));
   if (parts.length === 0) return null;
   return `${OPEN}${parts.join(",")}${CLOSE}`;
 };

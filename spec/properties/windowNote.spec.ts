@@ -4,6 +4,8 @@
  * query of another window and none of an agent's. Routes and argument strings
  * are cut exactly as docs/window-context.md (the bounds) says. Links are
  * none or an app path whose placeholders round-trip through percent-decoding.
+ * `more_selected` counts what was left out: the ids shown and that count make
+ * every id selected on the route (issue 19, item 6).
  */
 import { Schema } from "effect";
 import {
@@ -16,6 +18,7 @@ import {
 } from "elyra-assistant";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { selectionChanged } from "../../src/runtime/log/selection.ts";
 import { runs, timeoutFor } from "./runs.ts";
 
 const NUM_RUNS = 1000;
@@ -103,7 +106,7 @@ const parse = (note: string) =>
     route?: string;
     showing?: Array<{ command: string; arguments: Record<string, unknown> }>;
     selected?: Record<string, unknown[]>;
-    more_selected?: true;
+    more_selected?: number;
   };
 
 const clip = (text: string, max: number) => {
@@ -180,6 +183,106 @@ describe("U3: the window note", () => {
           else expect(clip(r, 500).startsWith((parsed.route ?? "").replace(/…$/, ""))).toBe(true);
         },
       ),
+      { numRuns: runs(NUM_RUNS) },
+    );
+  });
+});
+
+/**
+ * How many ids were selected on the route, as docs/window-context.md counts
+ * them: each kind the note looks at (on the route, a name that is not blank,
+ * the newest of each name as cut, an id it can show among its first 100),
+ * by its `total` when that says more than its ids, else by its ids.
+ */
+const selectedOn = (route: string | null, selections: ReadonlyArray<NoteSelection>): number => {
+  const names = new Set<string>();
+  let n = 0;
+  for (const s of [...selections].reverse()) {
+    if (s.route !== route) continue;
+    const name = clip(s.kind, 64);
+    if (name.trim() === "" || names.has(name)) continue;
+    if (!s.ids.slice(0, 100).some((id) => typeof id === "string" || Number.isFinite(id))) continue;
+    names.add(name);
+    n += s.total !== undefined && s.total > s.ids.length ? Math.floor(s.total) : s.ids.length;
+  }
+  return n;
+};
+
+/** The ids a note shows, and how many it says it left out (0 when it says none). */
+const counted = (note: string | null) => {
+  if (note === null) return { shown: 0, left: 0 };
+  const parsed = parse(note);
+  expect(parsed.more_selected).not.toBe(0);
+  const left = parsed.more_selected ?? 0;
+  expect(Number.isSafeInteger(left) && left >= 0).toBe(true);
+  const shown = Object.values(parsed.selected ?? {}).reduce((n, ids) => n + ids.length, 0);
+  return { shown, left };
+};
+
+describe("U3: what the note left out", () => {
+  it("shown + more_selected = every id selected on the route, for any input", {
+    timeout: timeoutFor(),
+  }, () => {
+    fc.assert(
+      fc.property(input, ({ route, queries, selections, offered }) => {
+        const note = windowNote({
+          clientId: "w1",
+          route,
+          queries,
+          selections,
+          offered: new Set(offered),
+          argumentNames: (c) => PARAMS[c],
+        });
+        const { shown, left } = counted(note);
+        expect(shown + left).toBe(selectedOn(route, selections));
+      }),
+      { numRuns: runs(NUM_RUNS) },
+    );
+  });
+
+  it("shown + more_selected = how many were selected, for selections as the log keeps them", {
+    timeout: timeoutFor(),
+  }, () => {
+    const kind = fc.record({
+      name: fc.oneof(fc.constantFrom("invoices", "customers", "a"), nasty(80)),
+      count: fc.oneof(fc.nat(20), fc.integer({ min: 90, max: 110 }), fc.nat(3000)),
+      long: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(kind, { maxLength: 12 }), route, (kinds, r) => {
+        const selections = kinds.map(({ name, count, long }) => {
+          const ids = Array.from({ length: count }, (_, i) =>
+            long ? `id-${"x".repeat(30)}-${i}` : i,
+          );
+          const event = selectionChanged(name, ids, r);
+          if (event._tag !== "SelectionChanged") throw new Error("not a selection");
+          expect(event.ids.length).toBeLessThanOrEqual(100);
+          // As the log's selections projection keeps it.
+          const { kind, total, route } = event;
+          const kept: NoteSelection =
+            total === undefined
+              ? { kind, ids: event.ids, route }
+              : { kind, ids: event.ids, total, route };
+          return kept;
+        });
+        const note = windowNote({
+          clientId: "w1",
+          route: r,
+          queries: [],
+          selections,
+          offered: new Set(),
+          argumentNames: (c) => PARAMS[c],
+        });
+        if (note !== null) expect(Buffer.byteLength(note, "utf8")).toBeLessThanOrEqual(2048);
+        const { shown, left } = counted(note);
+        // The newest selection of each kind (as its name is cut) on the route, by its count.
+        const selected = selectedOn(r, selections);
+        expect(shown + left).toBe(selected);
+        const counts = new Map<string, number>();
+        for (const { name, count } of kinds)
+          if (clip(name, 64).trim() !== "" && count > 0) counts.set(clip(name, 64), count);
+        expect(selected).toBe([...counts.values()].reduce((n, c) => n + c, 0));
+      }),
       { numRuns: runs(NUM_RUNS) },
     );
   });

@@ -372,6 +372,9 @@ describe("7. confirmation", () => {
         args: { id: 42 },
         digest: expect.stringMatching(/^[0-9a-f]{64}$/),
         scope: "window-1",
+        destructive: true,
+        action: "Delete",
+        editable: [],
       },
     ]);
     expect(spies.runs.get("customers_delete")).toBe(1);

@@ -1,5 +1,6 @@
 import { type NoteInput, type NoteQuery, type NoteSelection, windowNote } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
+import { selectionChanged } from "../../src/runtime/log/selection.ts";
 
 const PARAMS: Record<string, ReadonlyArray<string>> = {
   customers_show: ["id"],
@@ -144,7 +145,8 @@ describe("the window note", () => {
       "kind3",
     ]);
     expect(selected[`${"k".repeat(63)}…`]).toHaveLength(100);
-    expect(parsed.more_selected).toBe(true);
+    // Left out: 20 of the 120, and kind2, kind1, kind0 (one id each) past the 8 kinds.
+    expect(parsed.more_selected).toBe(23);
     expect(body(note({ route: "/list", selections: selections.slice(0, 2) })).more_selected).toBe(
       undefined,
     );
@@ -152,7 +154,7 @@ describe("the window note", () => {
       body(
         note({ route: "/list", selections: [{ kind: "a", ids: [1], total: 500, route: "/list" }] }),
       ).more_selected,
-    ).toBe(true);
+    ).toBe(499);
   });
 
   it("past 2 KB drops the oldest queries first, then ids from the longest selection", () => {
@@ -187,7 +189,7 @@ describe("the window note", () => {
     const sel = body(idsOnly).selected as Record<string, unknown[]>;
     expect(sel.b).toEqual([1, 2]);
     expect(sel.a?.length).toBeLessThan(100);
-    expect(body(idsOnly).more_selected).toBe(true);
+    expect(body(idsOnly).more_selected).toBe(100 - (sel.a?.length ?? 0));
   });
 
   it("past 2 KB with no query and no id left, whole kinds go, the oldest first, then the route is cut", () => {
@@ -199,12 +201,83 @@ describe("the window note", () => {
     const text = note({ route: "<".repeat(600), selections });
     expect(bytes(text)).toBeLessThanOrEqual(2048);
     const parsed = body(text);
-    expect(parsed.more_selected).toBe(true);
+    // No id is left, so all 8 are left out.
+    expect(parsed.more_selected).toBe(8);
     const kinds = Object.keys((parsed.selected ?? {}) as object);
     // The newest kinds stay; every one that stays has lost its ids or kept them all.
     expect(kinds.every((k, i) => k.startsWith(String(7 - i)))).toBe(true);
     expect(kinds.length).toBeLessThan(8);
     expect((parsed.route as string).length).toBeLessThan(500);
+  });
+
+  it("more_selected counts the ids left out: 240 selected, the log keeps 100 and the count, the note shows 100 → 140", () => {
+    const logged = (kind: string, n: number): NoteSelection => {
+      const event = selectionChanged(
+        kind,
+        Array.from({ length: n }, (_, i) => i + 1),
+        "/invoices",
+      );
+      if (event._tag !== "SelectionChanged") throw new Error("not a selection");
+      // As the log's selections projection keeps it.
+      const { ids, total, route } = event;
+      return total === undefined
+        ? { kind: event.kind, ids, route }
+        : { kind: event.kind, ids, total, route };
+    };
+    const text = note({ route: "/invoices", selections: [logged("invoices", 240)] });
+    expect(text).toBe(
+      `<window>{"route":"/invoices","selected":{"invoices":[${Array.from({ length: 100 }, (_, i) => i + 1).join(",")}]},"more_selected":140}</window>`,
+    );
+    // Across kinds: 240 + 3 selected, 103 shown.
+    const two = body(
+      note({ route: "/invoices", selections: [logged("customers", 3), logged("invoices", 240)] }),
+    );
+    expect(two.more_selected).toBe(140);
+    expect((two.selected as Record<string, unknown[]>).customers).toEqual([1, 2, 3]);
+  });
+
+  it("more_selected is absent when nothing is left out, and an event without a total is all that was selected", () => {
+    expect(
+      note({ route: "/x", selections: [{ kind: "invoices", ids: [1, 3], route: "/x" }] }),
+    ).toBe('<window>{"route":"/x","selected":{"invoices":[1,3]}}</window>');
+    // An event as an older log keeps it: 100 ids and no count (or a count no larger).
+    const hundred = Array.from({ length: 100 }, (_, i) => i);
+    expect(body(note({ selections: [{ kind: "a", ids: hundred, route: null }] }))).toEqual({
+      selected: { a: hundred },
+    });
+    expect(
+      body(note({ selections: [{ kind: "a", ids: hundred, total: 100, route: null }] })),
+    ).not.toHaveProperty("more_selected");
+    expect(
+      body(note({ selections: [{ kind: "a", ids: hundred, total: 7, route: null }] })),
+    ).not.toHaveProperty("more_selected");
+    // More than 100 ids in hand, with no count: those past 100 are left out.
+    expect(
+      body(
+        note({
+          selections: [{ kind: "a", ids: Array.from({ length: 130 }, (_, i) => i), route: null }],
+        }),
+      ).more_selected,
+    ).toBe(30);
+  });
+
+  it("more_selected takes the room its digits need: shown + left out = selected, within 2 048 bytes", () => {
+    for (const total of [101, 999, 1000, 9_999, 10_000, 123_456_789, Number.MAX_SAFE_INTEGER]) {
+      const selections: NoteSelection[] = Array.from({ length: 8 }, (_, k) => ({
+        kind: `kind${k}`,
+        ids: Array.from({ length: 100 }, (_, i) => `${k}-${"i".repeat(8)}-${i}`),
+        total,
+        route: "/r",
+      }));
+      const text = note({ route: "/r", selections });
+      expect(bytes(text)).toBeLessThanOrEqual(2048);
+      const parsed = body(text);
+      const shown = Object.values(parsed.selected as Record<string, unknown[]>).flat().length;
+      expect(shown).toBeGreaterThan(0);
+      expect(shown + (parsed.more_selected as number)).toBe(
+        Math.min(8 * total, Number.MAX_SAFE_INTEGER),
+      );
+    }
   });
 
   it("escapes <, > and & so nothing in it closes the tag", () => {

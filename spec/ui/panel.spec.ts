@@ -303,8 +303,9 @@ describe("<elyra-assistant-panel>", () => {
     expect(dialog.querySelector("pre.args")?.textContent).toBe(JSON.stringify(args, null, 2));
     const labelled = dialog.getAttribute("aria-labelledby")!;
     expect(root.getElementById(labelled)?.textContent).toBe("Confirm customers_delete");
-    const [accept, decline] = [...dialog.querySelectorAll("button")];
-    expect([accept?.textContent, decline?.textContent]).toEqual(["Accept", "Decline"]);
+    // Decline first; a log from before the accept word was logged says Accept.
+    const [decline, accept] = [...dialog.querySelectorAll("button")];
+    expect([decline?.textContent, accept?.textContent]).toEqual(["Decline", "Accept"]);
     accept!.focus();
     accept!.click();
     expect(accept!.disabled).toBe(true);

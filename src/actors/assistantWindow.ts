@@ -8,7 +8,7 @@ import type { Observable } from "rxjs";
 import type { LogEvent, TurnEnd } from "../runtime/log/events.ts";
 import type { PanelState } from "../runtime/log/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
-import type { AnswerResult } from "./confirmationBroker.ts";
+import type { AnswerResult, ConfirmEcho } from "./confirmationBroker.ts";
 import type { LiveResult } from "./liveQueries.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
@@ -98,7 +98,7 @@ export interface AssistantWindow {
   readonly confirm: (
     confirmId: string,
     accept: boolean,
-    echo?: { readonly tool?: string; readonly args?: unknown },
+    echo?: ConfirmEcho,
   ) => Promise<AnswerResult>;
   /**
    * Opens a live query of this window's screen: a `live` command's result now

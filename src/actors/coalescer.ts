@@ -2,13 +2,18 @@
  * The coalescer actor: a buffer of streamed text, a plain timer per
  * gathering, and the machine that decides how to gather. Pieces are appended
  * to the buffer; only the start of a turn's text, each forced flush and the
- * turn's end reach the machine.
+ * turn's end reach the machine. The text is a step's answer, or in code mode
+ * the code of a script as Claude writes it: one buffer for both, so the code
+ * is gathered as the text is.
  */
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { coalescerMachine } from "../machines/coalescerMachine.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { stopActor } from "./stopActor.ts";
+
+/** Who is told what gathered: the step, the text, and the script whose code it is (none for an answer's text). */
+export type CoalescerTell = (step: number, text: string, toolId?: string) => void;
 
 /**
  * Streamed text of one window, told at most once per 50 ms of gathering. A
@@ -22,8 +27,10 @@ import { stopActor } from "./stopActor.ts";
  */
 export class Coalescer {
   readonly #clock: Clock;
-  readonly #tell: (step: number, text: string) => void;
+  readonly #tell: CoalescerTell;
   #step = 0;
+  /** The script whose code gathers; undefined while an answer's text does. */
+  #toolId: string | undefined;
   #text = "";
   /** Made at the first piece, kept while text streams, released when the turn ends. */
   #actor: Actor<typeof coalescerMachine> | undefined;
@@ -40,7 +47,7 @@ export class Coalescer {
   readonly #inspect: InspectObserver | undefined;
   #parent: (() => AnyActorRef | undefined) | undefined;
 
-  constructor(clock: Clock, tell: (step: number, text: string) => void, inspect?: InspectObserver) {
+  constructor(clock: Clock, tell: CoalescerTell, inspect?: InspectObserver) {
     this.#clock = clock;
     this.#tell = tell;
     this.#inspect = inspect;
@@ -57,11 +64,15 @@ export class Coalescer {
     return this;
   }
 
-  /** A piece of a step's text; a piece of another step first tells the last step's. */
-  push(step: number, piece: string): void {
+  /**
+   * A piece of a step's text, or of the code of script `toolId`; a piece of
+   * another step or script (or of text after code) first tells what waits.
+   */
+  push(step: number, piece: string, toolId?: string): void {
     if (piece === "") return;
-    if (step !== this.#step && this.#text !== "") this.flush();
+    if ((step !== this.#step || toolId !== this.#toolId) && this.#text !== "") this.flush();
     this.#step = step;
+    this.#toolId = toolId;
     const first = this.#text === "";
     this.#text += piece;
     if (!first) {
@@ -136,13 +147,13 @@ export class Coalescer {
     if (this.#text === "") return;
     const told = this.#text;
     this.#text = "";
-    this.#tell(this.#step, told);
+    this.#tell(this.#step, told, this.#toolId);
   }
 }
 
-/** A coalescer telling `tell(step, text)` at most once per 50 ms of gathering. */
+/** A coalescer telling `tell(step, text, toolId?)` at most once per 50 ms of gathering. */
 export const coalescer = (
   clock: Clock,
-  tell: (step: number, text: string) => void,
+  tell: CoalescerTell,
   inspect?: InspectObserver,
 ): Coalescer => new Coalescer(clock, tell, inspect);

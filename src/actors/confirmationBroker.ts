@@ -1,7 +1,7 @@
 import { type Observable, Subject } from "rxjs";
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
-import { digestOf } from "../runtime/calls/canonicalJson.ts";
+import { canonicalJson, digestOf } from "../runtime/calls/canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
   type ConfirmAnswer,
@@ -9,27 +9,41 @@ import {
   type ConfirmReply,
   type ConfirmRequest,
 } from "../runtime/calls/confirmer.ts";
+import { editWithin } from "../runtime/commands/confirmation.ts";
+import type { Issue } from "../runtime/commands/issues.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { stopActor } from "./stopActor.ts";
 
-/** An answer from the app's dialog. `tool` and `args`, when sent, must be what was asked. */
-export interface ConfirmationAnswer {
+/**
+ * What a dialog sends back with its answer: `tool` and `args`, when sent,
+ * must be what was asked; `edited`, with an acceptance, is the whole
+ * arguments as the user left them (only editable ones may differ).
+ */
+export interface ConfirmEcho {
+  readonly tool?: string;
+  readonly args?: unknown;
+  readonly edited?: unknown;
+}
+
+/** An answer from the app's dialog. */
+export interface ConfirmationAnswer extends ConfirmEcho {
   readonly confirmId: string;
   readonly accept: boolean;
   /** The window answering: only the asking window may answer. */
   readonly scope: string;
-  readonly tool?: string;
-  readonly args?: unknown;
 }
 
 /**
- * What became of an answer. `Answered` settled the confirmation; `Mismatch`
- * (the echo named another tool or arguments) settled it as declined; the
- * others changed nothing.
+ * What became of an answer. `Answered` settled the confirmation (`edited`
+ * when it was accepted with changed arguments); `Mismatch` (the echo named
+ * another tool or arguments, or the edit changed what may not be changed)
+ * settled it as declined; `InvalidEdit` (the edited arguments do not
+ * decode: `issues` say why) and the others changed nothing: it still waits.
  */
 export type AnswerResult =
-  | { readonly _tag: "Answered"; readonly answer: ConfirmAnswer }
+  | { readonly _tag: "Answered"; readonly answer: ConfirmAnswer; readonly edited?: true }
+  | { readonly _tag: "InvalidEdit"; readonly issues: ReadonlyArray<Issue> }
   | { readonly _tag: "UnknownConfirmation" }
   | { readonly _tag: "OtherWindow" }
   | { readonly _tag: "Mismatch" };
@@ -38,6 +52,8 @@ export type AnswerResult =
 export interface ConfirmationSettled {
   readonly request: ConfirmRequest;
   readonly answer: ConfirmAnswer;
+  /** Accepted with arguments the user changed. */
+  readonly edited: boolean;
 }
 
 /** A confirmer that asks through the app's own dialog and takes answers by id. */
@@ -97,7 +113,8 @@ const machineFor = (timeoutMs: number) => {
 export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): ConfirmationBroker => {
   const clock = options.clock ?? systemClock;
   const machine = machineFor(options.timeoutMs ?? CONFIRM_TIMEOUT_MS);
-  const waiting = new Map<string, { request: ConfirmRequest; actor: Actor<typeof machine> }>();
+  type Waiting = { request: ConfirmRequest; actor: Actor<typeof machine>; edited?: unknown };
+  const waiting = new Map<string, Waiting>();
   const requests = new Subject<ConfirmRequest>();
   const settled = new Subject<ConfirmationSettled>();
   return {
@@ -117,6 +134,7 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
           ...(parent === undefined ? {} : { parent }),
           ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
         });
+        const entry: Waiting = { request, actor };
         const forget = () => {
           if (waiting.get(request.confirmId)?.actor === actor) waiting.delete(request.confirmId);
           stopActor(actor);
@@ -127,34 +145,73 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
           signal.removeEventListener("abort", forget);
           waiting.delete(request.confirmId);
           const answer = snapshot.output as ConfirmAnswer;
-          settled.next({ request, answer });
+          const edited = answer === "accepted" ? entry.edited : undefined;
+          settled.next({ request, answer, edited: edited !== undefined });
           resolve({
             confirmId: request.confirmId,
             tool: request.tool,
             digest: request.digest,
             answer,
+            ...(edited === undefined ? {} : { edited }),
           });
         });
         signal.addEventListener("abort", forget, { once: true });
-        waiting.set(request.confirmId, { request, actor });
+        waiting.set(request.confirmId, entry);
         actor.start();
         requests.next(request);
       }),
-    answer: async ({ confirmId, accept, scope, tool, args }) => {
+    answer: async ({ confirmId, accept, scope, tool, args, edited }) => {
       const entry = waiting.get(confirmId);
       if (entry === undefined) return { _tag: "UnknownConfirmation" };
       if (entry.request.scope !== scope) return { _tag: "OtherWindow" };
       // Claimed before anything is awaited: a second answer finds nothing.
       waiting.delete(confirmId);
-      const toolDiffers = tool !== undefined && tool !== entry.request.tool;
+      const { request } = entry;
+      const toolDiffers = tool !== undefined && tool !== request.tool;
       const argsDiffer =
-        args !== undefined && (await digestOf(args).catch(() => "")) !== entry.request.digest;
-      if (toolDiffers || argsDiffer) {
+        args !== undefined && (await digestOf(args).catch(() => "")) !== request.digest;
+      const change = accept && edited !== undefined ? editOf(request, edited) : NO_CHANGE;
+      if (toolDiffers || argsDiffer || change === OUT_OF_BOUNDS) {
         entry.actor.send({ type: "ANSWER", accept: false });
         return { _tag: "Mismatch" };
       }
+      if (change !== NO_CHANGE) {
+        const issues = request.checkEdit?.(change) ?? [];
+        if (issues.length > 0) {
+          // Still asked: the dialog shows what to fix, unless the question ended meanwhile.
+          if (entry.actor.getSnapshot().status === "active") waiting.set(confirmId, entry);
+          return { _tag: "InvalidEdit", issues };
+        }
+        entry.edited = change;
+      }
       entry.actor.send({ type: "ANSWER", accept });
-      return { _tag: "Answered", answer: accept ? "accepted" : "declined" };
+      if (!accept) return { _tag: "Answered", answer: "declined" };
+      return change === NO_CHANGE
+        ? { _tag: "Answered", answer: "accepted" }
+        : { _tag: "Answered", answer: "accepted", edited: true };
     },
   };
+};
+
+const NO_CHANGE = Symbol("no change");
+const OUT_OF_BOUNDS = Symbol("out of bounds");
+
+/**
+ * The edited arguments as a copy of their JSON (what the dialog sent can't
+ * change after it is checked), `NO_CHANGE` when they are the arguments
+ * asked, `OUT_OF_BOUNDS` when something not editable changed or they are
+ * not JSON.
+ */
+const editOf = (
+  request: ConfirmRequest,
+  edited: unknown,
+): unknown | typeof NO_CHANGE | typeof OUT_OF_BOUNDS => {
+  let copy: unknown;
+  try {
+    copy = JSON.parse(canonicalJson(edited));
+  } catch {
+    return OUT_OF_BOUNDS;
+  }
+  if (!editWithin(request.args, copy, request.editable)) return OUT_OF_BOUNDS;
+  return canonicalJson(copy) === canonicalJson(request.args) ? NO_CHANGE : copy;
 };

@@ -27,6 +27,7 @@ export const ConfirmAsked = Schema.TaggedStruct("Confirm", {
   accept: Schema.Boolean,
   tool: Schema.optional(Schema.String),
   args: Schema.optional(Schema.Unknown),
+  edited: Schema.optional(Schema.Unknown),
 });
 export const StopAsked = Schema.TaggedStruct("Stop", Asked);
 export const ResetAsked = Schema.TaggedStruct("Reset", Asked);
@@ -72,7 +73,15 @@ export type Reply =
     }
   | { readonly _tag: "Started"; readonly turn: number }
   | { readonly _tag: "Done" }
-  | { readonly _tag: "Answered"; readonly answer: "accepted" | "declined" | "timedOut" }
+  | {
+      readonly _tag: "Answered";
+      readonly answer: "accepted" | "declined" | "timedOut";
+      readonly edited?: true;
+    }
+  | {
+      readonly _tag: "InvalidEdit";
+      readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>;
+    }
   | { readonly _tag: "UnknownConfirmation" }
   | { readonly _tag: "OtherWindow" }
   | { readonly _tag: "Mismatch" };

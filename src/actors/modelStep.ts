@@ -1,11 +1,14 @@
 /**
  * One window's model step: the request built from the window's system prompt
  * and the machine's input, sent to the user's model inside a span, its text
- * streamed into the coalescer as it arrives, and kept so far for Stop.
+ * streamed into the coalescer as it arrives, and kept so far for Stop. In code
+ * mode, the code of each script is streamed the same way: `ScriptWriting`
+ * when its block starts, then its pieces into the coalescer.
  */
 import type { Context } from "@opentelemetry/api";
 import type { CallModelInput } from "../machines/conversationMachine.ts";
 import type { User } from "../runtime/commands/origin.ts";
+import type { UnstampedEvent } from "../runtime/log/events.ts";
 import { type Model, type ModelResponse, textOf } from "../runtime/prompt/model.ts";
 import type { Coalescer } from "./coalescer.ts";
 import { endSpan, startSpan } from "./tracing.ts";
@@ -21,6 +24,8 @@ export interface ModelStepDeps {
   /** The running turn's span context: the step's span is its child. */
   readonly trace: () => Context | undefined;
   readonly text: Coalescer;
+  /** Logs an event other than streamed text (what waits in the coalescer is told first). */
+  readonly record: (event: UnstampedEvent) => unknown;
 }
 
 /** A window's model step, and the text the step in flight has told so far (what Stop keeps). */
@@ -35,6 +40,8 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
     streamed: () => streamed,
     call: async (input, signal) => {
       streamed = "";
+      /** The scripts this step began writing. */
+      const writing = new Set<string>();
       const model = deps.modelFor?.(deps.user()) ?? deps.model;
       const span = startSpan(
         "elyra.model.step",
@@ -63,6 +70,14 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
               if (signal.aborted) return;
               streamed += piece;
               deps.text.push(input.step, piece);
+            },
+            onCode: (toolId, piece) => {
+              if (signal.aborted) return;
+              if (!writing.has(toolId)) {
+                writing.add(toolId);
+                deps.record({ _tag: "ScriptWriting", turn: input.turn, toolId });
+              }
+              deps.text.push(input.step, piece, toolId);
             },
           },
         );

@@ -20,7 +20,6 @@ import { isTurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged } from "../runtime/log/selection.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
 import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
-import { coalescer } from "./coalescer.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
@@ -34,6 +33,7 @@ import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
 import { streamOf, type WindowLog, windowLog } from "./windowLog.ts";
 import { writerOps } from "./windowOps.ts";
 import type { LocalOps } from "./windowRemote.ts";
+import { windowStream } from "./windowStream.ts";
 import { windowView } from "./windowView.ts";
 import { windowWriter } from "./windowWriter.ts";
 
@@ -130,15 +130,11 @@ export const openWindow = (
   const turns = new TurnWaiters(log);
   const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
 
-  // Streamed text gathers in the coalescer; every other event tells what waits first, so a tool
-  // step never shows before the words said before it.
-  const text = coalescer(
-    deps.clock,
-    (step, piece) => {
-      if (!closed) void log.append({ _tag: "TextDelta", turn: currentTurn(), step, text: piece });
-    },
-    deps.inspect,
-  ).childOf(() => actor);
+  // Streamed text and code gather in the coalescer; every other event tells what waits first, so
+  // a tool step never shows before the words said before it.
+  const text = windowStream(deps, currentTurn, (event) => {
+    if (!closed) void log.append(event);
+  }).childOf(() => actor);
   const record = (event: UnstampedEvent) => {
     // A closed window writes nothing more: what its streams ended on is what its log ends on.
     if (closed) return Promise.resolve(undefined);
@@ -173,6 +169,7 @@ export const openWindow = (
     system: () => system,
     trace: () => turnContext,
     text,
+    record,
   });
 
   /** What one conversation of the window runs with; its tool steps are written only while it lives. */

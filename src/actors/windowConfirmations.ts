@@ -43,14 +43,19 @@ export const windowConfirmations = (deps: {
           tool: request.tool,
           description: request.description,
           args: request.args,
+          ...(request.label === undefined ? {} : { label: request.label }),
+          ...(request.destructive ? { destructive: true } : {}),
+          action: request.action,
+          ...(request.editable.length === 0 ? {} : { editable: request.editable }),
         });
       });
-      broker.settled$.subscribe(({ request, answer }) => {
+      broker.settled$.subscribe(({ request, answer, edited }) => {
         void deps.record({
           _tag: "ConfirmAnswered",
           turn: deps.turn(),
           confirmId: request.confirmId,
           answer,
+          ...(edited ? { edited: true } : {}),
         });
       });
       return broker;

@@ -12,7 +12,7 @@ import {
   SelectionRefused,
   WindowOwnerMismatch,
 } from "./assistantWindow.ts";
-import type { AnswerResult } from "./confirmationBroker.ts";
+import type { AnswerResult, ConfirmEcho } from "./confirmationBroker.ts";
 import { type Reply, type Request, refusedReply } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
 import type { WindowLog } from "./windowLog.ts";
@@ -51,7 +51,13 @@ const refusal = (reply: Extract<Reply, { _tag: "Refused" }>, clientId: string): 
   return new Error(reply.message);
 };
 
-const ANSWERS = new Set(["Answered", "UnknownConfirmation", "OtherWindow", "Mismatch"]);
+const ANSWERS = new Set([
+  "Answered",
+  "InvalidEdit",
+  "UnknownConfirmation",
+  "OtherWindow",
+  "Mismatch",
+]);
 
 /**
  * The requests of one window to its writer.
@@ -141,7 +147,7 @@ export const windowRemote = (deps: {
       holder: string,
       confirmId: string,
       accept: boolean,
-      echo: { readonly tool?: string; readonly args?: unknown },
+      echo: ConfirmEcho,
     ): Promise<AnswerResult | typeof TRY_AGAIN> => {
       const reply = await ask(holder, {
         _tag: "Confirm",
@@ -216,6 +222,7 @@ export const answerAsHolder = async (
             local.confirm(request.confirmId, request.accept, {
               ...(request.tool === undefined ? {} : { tool: request.tool }),
               ...(request.args === undefined ? {} : { args: request.args }),
+              ...(request.edited === undefined ? {} : { edited: request.edited }),
             }),
           ),
         );

@@ -43,3 +43,32 @@ export const silentConfirmer = (): Confirmer & {
     },
   };
 };
+
+/**
+ * A confirmer that accepts every request with the arguments `edit` makes of
+ * the ones asked (as a dialog's editable fields would send them); it records
+ * what it was asked.
+ *
+ * @example
+ * ```ts
+ * const confirmer = editingConfirmer((r) => ({ ...(r.args as object), amount: 90 }));
+ * ```
+ */
+export const editingConfirmer = (
+  edit: (request: ConfirmRequest) => unknown,
+): Confirmer & { readonly asked: ReadonlyArray<ConfirmRequest> } => {
+  const asked: ConfirmRequest[] = [];
+  return {
+    asked,
+    ask: async (request) => {
+      asked.push(request);
+      return {
+        confirmId: request.confirmId,
+        tool: request.tool,
+        digest: request.digest,
+        answer: "accepted",
+        edited: edit(request),
+      };
+    },
+  };
+};

@@ -6,7 +6,9 @@
 
 import type { Usage } from "../runtime/log/events.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
+import { codeInputReader } from "../runtime/prompt/codeInput.ts";
 import {
+  type ContentBlock,
   kindOfStatus,
   type Model,
   ModelError,
@@ -21,6 +23,7 @@ import {
   type ScriptedToolCall,
   toMessage,
 } from "./script.ts";
+import { jsonPieces } from "./streamEvents.ts";
 
 /** A step of a fake model's script: a response, or a fault the model port never gives. */
 export type FakeStep = ScriptedResponse | { readonly crash: string } | { readonly hang: true };
@@ -92,8 +95,9 @@ const aborted = () => new ModelError({ kind: "aborted", message: "the request wa
 /** How a fake model tells its text. */
 export interface FakeModelOptions {
   /**
-   * Milliseconds between words, on `clock`: 0 (the default) tells every word
-   * at once; more lets a test stop an answer half-way, on a simulated clock.
+   * Milliseconds between words (and pieces of code), on `clock`: 0 (the
+   * default) tells every word at once; more lets a test stop an answer
+   * half-way, or watch code being written, on a simulated clock.
    */
   readonly paceMs?: number;
   readonly clock?: Clock;
@@ -101,6 +105,26 @@ export interface FakeModelOptions {
 
 /** The words of a text, each with the space after it: what a streamed answer is told in. */
 export const wordsOf = (text: string): ReadonlyArray<string> => text.split(/(?<=\s)/);
+
+/**
+ * The code of each code execution in `content`, as it is told while it is
+ * written: its input's JSON cut as the stand-in streams it (`splitAt`), each
+ * piece read as the Anthropic adapter reads it.
+ */
+export const codePiecesOf = (
+  content: ReadonlyArray<ContentBlock>,
+  splitAt?: ReadonlyArray<number>,
+): ReadonlyArray<{ readonly toolId: string; readonly pieces: ReadonlyArray<string> }> =>
+  content.flatMap((block) => {
+    const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
+    if (block.type !== "server_tool_use" || name !== "code_execution" || typeof id !== "string")
+      return [];
+    const reader = codeInputReader();
+    const pieces = jsonPieces(JSON.stringify(input ?? {}), splitAt)
+      .map((piece) => reader.read(piece))
+      .filter((piece) => piece !== "");
+    return [{ toolId: id, pieces }];
+  });
 
 export const fakeModel = (
   script: ReadonlyArray<FakeStep> = [],
@@ -125,7 +149,7 @@ export const fakeModel = (
     },
     crashes: (message = "the fake model crashed") => self.respond({ crash: message }),
     hangs: () => self.respond({ hang: true }),
-    step: async (request, { signal, onText }) => {
+    step: async (request, { signal, onText, onCode }) => {
       requests.push(request);
       if (signal.aborted) throw aborted();
       const next = queue.shift();
@@ -149,13 +173,19 @@ export const fakeModel = (
         });
       }
       const response = responseOf(next, ids);
-      if (onText === undefined || !next.text) return response;
-      const words = wordsOf(next.text);
+      // The text a word at a time, then each code execution's code: `""` as it starts, then its pieces.
+      const tells: Array<() => void> = [];
+      if (onText !== undefined && next.text)
+        for (const word of wordsOf(next.text)) tells.push(() => onText(word));
+      if (onCode !== undefined)
+        for (const { toolId, pieces } of codePiecesOf(response.content, next.blockSplitAt))
+          for (const piece of ["", ...pieces]) tells.push(() => onCode(toolId, piece));
+      if (tells.length === 0) return response;
       if (paceMs <= 0) {
-        for (const word of words) onText(word);
+        for (const tell of tells) tell();
         return response;
       }
-      // A word every `paceMs` on the clock, until the last, or until the request is aborted.
+      // A piece every `paceMs` on the clock, until the last, or until the request is aborted.
       return new Promise<ModelResponse>((resolve, reject) => {
         let told = 0;
         let timer: unknown;
@@ -163,16 +193,16 @@ export const fakeModel = (
           clock.clearTimeout(timer);
           reject(aborted());
         };
-        const tell = () => {
-          onText(words[told++] as string);
-          if (told < words.length) timer = clock.setTimeout(tell, paceMs);
+        const tellNext = () => {
+          (tells[told++] as () => void)();
+          if (told < tells.length) timer = clock.setTimeout(tellNext, paceMs);
           else {
             signal.removeEventListener("abort", onAbort);
             resolve(response);
           }
         };
         signal.addEventListener("abort", onAbort, { once: true });
-        timer = clock.setTimeout(tell, paceMs);
+        timer = clock.setTimeout(tellNext, paceMs);
       });
     },
   };

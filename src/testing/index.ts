@@ -17,7 +17,7 @@ export {
 export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
 export { memorySecrets } from "../runtime/ports/secrets.ts";
 export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
-export { answeringConfirmer, silentConfirmer } from "./confirmers.ts";
+export { answeringConfirmer, editingConfirmer, silentConfirmer } from "./confirmers.ts";
 export { countingIds } from "./countingIds.ts";
 export {
   type FakeModel,

@@ -41,6 +41,13 @@ export interface ScriptedReply {
   readonly thinking?: string;
   /** Other blocks as the API sends them (`server_tool_use`, `code_execution_tool_result`, …). */
   readonly blocks?: ReadonlyArray<ContentBlock>;
+  /**
+   * Streamed: where the input's JSON text of each of `blocks` that has an
+   * input (a `server_tool_use`'s `{"code": …}`) is cut into `input_json_delta`
+   * pieces, as a tool call's `splitAt`; three near-equal pieces unless given.
+   * `fakeModel` tells a code execution's code in the same pieces.
+   */
+  readonly blockSplitAt?: ReadonlyArray<number>;
   readonly toolCalls?: ReadonlyArray<ScriptedToolCall>;
   /** `tool_use` when there are tool calls, `end_turn` otherwise. */
   readonly stopReason?: StopReason;
@@ -297,9 +304,14 @@ const fromCode = (
 export const codeRuns = (
   code: string,
   calls: ReadonlyArray<Pick<ScriptedToolCall, "name" | "input" | "id">>,
-  run: CodeRunScript & { readonly text?: string } = {},
+  run: CodeRunScript & {
+    readonly text?: string;
+    /** Streamed: where `JSON.stringify({ code })` is cut as the code is written (see `blockSplitAt`). */
+    readonly splitAt?: ReadonlyArray<number>;
+  } = {},
 ): ScriptedReply => ({
   ...(run.text === undefined ? {} : { text: run.text }),
+  ...(run.splitAt === undefined ? {} : { blockSplitAt: run.splitAt }),
   blocks: [
     {
       type: "server_tool_use",

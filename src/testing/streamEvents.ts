@@ -61,7 +61,8 @@ export const streamOf = (
   const firstCall = content.length - calls.length;
   content.forEach((block, index) => {
     const call = index >= firstCall ? calls[index - firstCall] : undefined;
-    events.push(...blockEvents(block, index, reply, call?.splitAt));
+    const splitAt = call?.splitAt ?? (index < firstCall ? reply.blockSplitAt : undefined);
+    events.push(...blockEvents(block, index, reply, splitAt));
   });
   events.push(
     {

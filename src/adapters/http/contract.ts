@@ -25,12 +25,17 @@ export const PromptFields = Schema.Struct({
 /** `POST /prompt`: the text and the route the user is on, or a bare string. */
 export const PromptBody = Schema.Union(Schema.String, PromptFields);
 
-/** `POST /confirm`: the answer to one confirmation, echoing what the dialog showed. */
+/**
+ * `POST /confirm`: the answer to one confirmation, echoing what the dialog
+ * showed; `edited`, with `accept: true`, the whole arguments as the user
+ * changed them on the dialog.
+ */
 export const ConfirmBody = Schema.Struct({
   confirmId: Schema.String,
   accept: Schema.Boolean,
   tool: Schema.optional(Schema.String),
   args: Schema.optional(Schema.Unknown),
+  edited: Schema.optional(Schema.Unknown),
 });
 
 /** `POST /selected`: what is selected of one kind (`[]` clears it), on a route. */

@@ -242,6 +242,7 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     const result = await window.confirm(body.confirmId, body.accept, {
       ...(body.tool === undefined ? {} : { tool: body.tool }),
       ...("args" in body ? { args: body.args } : {}),
+      ...(body.edited === undefined ? {} : { edited: body.edited }),
     });
     const answer: ConfirmResponse = { result };
     return Response.json(answer);
@@ -298,7 +299,10 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
   api.post("/source", async (c) => {
     windowOf(host, c);
     if (options.source === undefined) throw notConfigured("model source");
-    const answer: SourceResponse = { source: await options.source.which(c.get("user")) };
+    const answer: SourceResponse = {
+      source: await options.source.which(c.get("user")),
+      canSaveKey: options.secrets !== undefined,
+    };
     return Response.json(answer);
   });
 

@@ -13,7 +13,10 @@ const confirmSchema = () => ({
 
 const MAX_ARGS_TEXT = 2_000;
 
-/** What the client shows: the tool, what it does, and the arguments it would run with. */
+/**
+ * What the client shows: the command's `confirmLabel` sentence when it gave
+ * one, else the tool and what it does; then the arguments it would run with.
+ */
 export const confirmMessage = (request: ConfirmRequest): string => {
   let args: string;
   try {
@@ -21,7 +24,9 @@ export const confirmMessage = (request: ConfirmRequest): string => {
   } catch {
     args = "(arguments that cannot be shown)";
   }
-  return `Run ${request.tool}?\n${request.description}\nArguments:\n${clip(args, MAX_ARGS_TEXT)}`;
+  const lead =
+    request.label === undefined ? `Run ${request.tool}?\n${request.description}` : request.label;
+  return `${lead}\nArguments:\n${clip(args, MAX_ARGS_TEXT)}`;
 };
 
 /** Whether the connected client said, at the handshake, that it can show a form. */

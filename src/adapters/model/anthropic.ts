@@ -43,8 +43,9 @@ const IDLE_TIMEOUT_MS = 60_000;
  * A {@link Model} that asks Claude through the Anthropic SDK. Each step sends
  * the system prompt as one cached block, so later turns read it (and the
  * tools before it) from the prompt cache. Steps stream: `onText` hears each
- * piece of text as it arrives, and the step resolves at `message_stop` with
- * the same message a whole answer gives.
+ * piece of text as it arrives (`onCode` each piece of a code execution's
+ * code), and the step resolves at `message_stop` with the same message a
+ * whole answer gives.
  *
  * @example
  * ```ts
@@ -58,11 +59,11 @@ export const anthropic = (options: AnthropicOptions = {}): Model => {
   // Whole once a gateway refused to stream: kept for the life of this model.
   let streaming = stream;
   return {
-    step: async (request, { signal, onText }) => {
+    step: async (request, { signal, onText, onCode }) => {
       const params = toParams(request);
       if (streaming) {
         try {
-          return await streamed(client, params, { signal, onText, idleTimeoutMs });
+          return await streamed(client, params, { signal, onText, onCode, idleTimeoutMs });
         } catch (error) {
           if (!refusesToStream(error)) throw error;
           streaming = false;

@@ -6,6 +6,7 @@
  * nothing listening leaves an unhandled rejection (#383).
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { type CodeInputReader, codeInputReader } from "../../runtime/prompt/codeInput.ts";
 import type { ModelResponse } from "../../runtime/prompt/model.ts";
 import { ModelError } from "../../runtime/prompt/model.ts";
 import { streaming } from "./anthropicSdk.ts";
@@ -17,6 +18,8 @@ export interface StreamedStepOptions {
   /** The caller's signal (Stop). */
   readonly signal: AbortSignal;
   readonly onText?: ((piece: string) => void) | undefined;
+  /** Code mode: a code execution's code as it is written (`""` when its block starts). */
+  readonly onCode?: ((toolId: string, piece: string) => void) | undefined;
   /** No event for this long once the answer has started: the request is aborted. */
   readonly idleTimeoutMs: number;
 }
@@ -40,10 +43,21 @@ const drain = async (
   }
 };
 
+/**
+ * The most characters a block's input may stream (4 Mi, about 8 MB): far
+ * more than any step's `max_tokens` lets the model write, so only a stream
+ * gone wrong reaches it, and fails as "decode" rather than growing without
+ * end.
+ */
+export const MAX_STREAMED_INPUT_CHARS = 4 * 1024 * 1024;
+
 /** A block being gathered, with the `partial_json` of its input so far. */
 interface Gathering {
   readonly block: Record<string, unknown>;
   json?: string;
+  /** A code execution's: reads its code out of the input as it streams. */
+  code?: CodeInputReader | undefined;
+  stopped?: boolean;
 }
 
 /** What `onText` threw: the listener's own failure, passed on untouched, not a model error. */
@@ -62,7 +76,7 @@ class ListenerFailed {
 export const streamed = async (
   client: Anthropic,
   params: Omit<StreamParams, "stream">,
-  { signal, onText, idleTimeoutMs }: StreamedStepOptions,
+  { signal, onText, onCode, idleTimeoutMs }: StreamedStepOptions,
 ): Promise<ModelResponse> => {
   // A request of our own, so the watchdog can abort it without touching the caller's signal.
   const request = new AbortController();
@@ -75,6 +89,16 @@ export const streamed = async (
       : (piece: string) => {
           try {
             onText(piece);
+          } catch (cause) {
+            throw new ListenerFailed(cause);
+          }
+        };
+  const tellCode =
+    onCode === undefined
+      ? undefined
+      : (toolId: string, piece: string) => {
+          try {
+            onCode(toolId, piece);
           } catch (cause) {
             throw new ListenerFailed(cause);
           }
@@ -103,7 +127,7 @@ export const streamed = async (
       if (text !== "") tell?.(text);
       return message;
     }
-    const gathered = new Gatherer(tell);
+    const gathered = new Gatherer(tell, tellCode);
     const events = streaming.Stream.rawEvents(response, request)[Symbol.asyncIterator]();
     for (;;) {
       const next = await events.next();
@@ -158,12 +182,17 @@ const isJson = (response: Response): boolean => {
 /** The message gathered from its events, as the SDK's own accumulator builds it. */
 class Gatherer {
   readonly #onText: ((piece: string) => void) | undefined;
+  readonly #onCode: ((toolId: string, piece: string) => void) | undefined;
   #message: Record<string, unknown> | undefined;
   #usage: Record<string, unknown> = {};
   readonly #blocks: Gathering[] = [];
 
-  constructor(onText: ((piece: string) => void) | undefined) {
+  constructor(
+    onText: ((piece: string) => void) | undefined,
+    onCode: ((toolId: string, piece: string) => void) | undefined,
+  ) {
     this.#onText = onText;
+    this.#onCode = onCode;
   }
 
   /** Takes one server-sent event; true at `message_stop`. */
@@ -180,9 +209,7 @@ class Gatherer {
         return false;
       }
       case "content_block_start":
-        this.#blocks[parsed.index as number] = {
-          block: { ...(parsed.content_block as Record<string, unknown>) },
-        };
+        this.#start(parsed.index as number, parsed.content_block as Record<string, unknown>);
         return false;
       case "content_block_delta":
         this.#delta(this.#at(parsed.index), parsed.delta as Record<string, unknown>);
@@ -204,6 +231,14 @@ class Gatherer {
     if (this.#message === undefined) {
       throw new ModelError({ kind: "decode", message: "the stream had no message_start" });
     }
+    // An input is parsed when its block stops: one that never stopped would be a call with `{}`.
+    const open = this.#blocks.find((gathering) => "input" in gathering.block && !gathering.stopped);
+    if (open !== undefined) {
+      throw new ModelError({
+        kind: "decode",
+        message: `the input of ${String(open.block.name)} never ended: its block did not stop before message_stop`,
+      });
+    }
     return toResponse({
       ...this.#message,
       content: this.#blocks.map((gathering) => gathering.block),
@@ -219,6 +254,21 @@ class Gatherer {
     return gathering;
   }
 
+  /** A block starts; a code execution's code is told from here on, as it streams. */
+  #start(index: number, started: Record<string, unknown>): void {
+    const gathering: Gathering = { block: { ...started } };
+    this.#blocks[index] = gathering;
+    if (
+      this.#onCode !== undefined &&
+      started.type === "server_tool_use" &&
+      started.name === "code_execution" &&
+      typeof started.id === "string"
+    ) {
+      gathering.code = codeInputReader();
+      this.#onCode(started.id, "");
+    }
+  }
+
   #delta(gathering: Gathering, delta: Record<string, unknown>): void {
     const { block } = gathering;
     switch (delta.type) {
@@ -228,9 +278,19 @@ class Gatherer {
         this.#onText?.(text);
         return;
       }
-      case "input_json_delta":
-        gathering.json = (gathering.json ?? "") + (delta.partial_json as string);
+      case "input_json_delta": {
+        const piece = String(delta.partial_json);
+        gathering.json = (gathering.json ?? "") + piece;
+        if (gathering.json.length > MAX_STREAMED_INPUT_CHARS) {
+          throw new ModelError({
+            kind: "decode",
+            message: `the input of ${String(block.name)} passed ${MAX_STREAMED_INPUT_CHARS} characters before its block stopped`,
+          });
+        }
+        const code = gathering.code?.read(piece);
+        if (code) this.#onCode?.(block.id as string, code);
         return;
+      }
       case "thinking_delta":
         block.thinking =
           ((block.thinking as string | undefined) ?? "") + (delta.thinking as string);
@@ -247,6 +307,8 @@ class Gatherer {
   }
 
   #stop(gathering: Gathering): void {
+    gathering.stopped = true;
+    gathering.code = undefined;
     if (gathering.json === undefined) return;
     // An input that streamed nothing is an empty object, as the API means it.
     gathering.block.input =

@@ -8,7 +8,8 @@
  */
 import type { LogEvent } from "../../runtime/log/events.ts";
 import { type PanelItem, type PanelState, panelItems } from "../../runtime/log/panelItems.ts";
-import type { AssistantClient, ConfirmEcho } from "./client.ts";
+import type { ConfirmResult } from "../web/wire.ts";
+import type { AssistantClient, ConfirmEcho, SourceResponse } from "./client.ts";
 import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
 
 export interface AssistantSnapshot {
@@ -68,11 +69,34 @@ export interface AssistantStore {
   readonly prompt: (text: string) => Promise<boolean>;
   /** Answers a confirmation; the echo defaults to the tool and arguments its dialog shows. */
   readonly confirm: (confirmId: string, accept: boolean, echo?: ConfirmEcho) => Promise<boolean>;
+  /**
+   * Answers a confirmation as `confirm` does, resolving to what became of it
+   * (`Answered`, or `InvalidEdit` with the issues of edited arguments while
+   * the question still waits), or undefined when the request failed (`error`
+   * says why).
+   */
+  readonly answer: (
+    confirmId: string,
+    accept: boolean,
+    echo?: ConfirmEcho,
+  ) => Promise<ConfirmResult | undefined>;
   readonly stop: () => Promise<boolean>;
   readonly reset: () => Promise<boolean>;
   readonly selected: (kind: string, ids: ReadonlyArray<string | number>) => Promise<boolean>;
   /** The page is going away: the stream is closed and the host told to close the window. */
   readonly goodbye: () => void;
+  /**
+   * Where the user's steps go now and whether the host can keep a key of
+   * theirs (`POST /source`). Unlike the requests above it rejects with the
+   * `AssistantError` and never sets `error`: the panel's settings show it.
+   * Missing when the client has no `sourceInfo`.
+   */
+  readonly sourceInfo?: () => Promise<SourceResponse>;
+  /**
+   * Keeps the user's own API key (`sk-ant-…`), or forgets it (`null`):
+   * write-only. Rejects with the `AssistantError`, never sets `error`.
+   */
+  readonly key?: (key: string | null) => Promise<void>;
 }
 
 /** The hash route (`#/customers/42` → `/customers/42`) when the app routes by hash, else the path. */
@@ -167,6 +191,25 @@ export const createAssistantStore = (
     }
   };
 
+  const sourceInfo = client.sourceInfo?.bind(client);
+
+  const answer = async (
+    confirmId: string,
+    accept: boolean,
+    echo?: ConfirmEcho,
+  ): Promise<ConfirmResult | undefined> => {
+    const shown = snapshot.items.find(
+      (item): item is Extract<PanelItem, { kind: "confirm" }> =>
+        item.kind === "confirm" && item.confirmId === confirmId,
+    );
+    const sent = echo ?? (shown === undefined ? undefined : { tool: shown.tool, args: shown.args });
+    let result: ConfirmResult | undefined;
+    const sentOk = await request(async () => {
+      result = (await client.confirm(confirmId, accept, sent)).result;
+    });
+    return sentOk ? result : undefined;
+  };
+
   const prompt = (text: string): Promise<boolean> =>
     text.trim() === "" ? Promise.resolve(false) : request(() => client.prompt(text, route()));
 
@@ -190,15 +233,9 @@ export const createAssistantStore = (
     close: () => set({ open: false }),
     toggle: () => set({ open: !snapshot.open }),
     prompt,
-    confirm: (confirmId, accept, echo) => {
-      const shown = snapshot.items.find(
-        (item): item is Extract<PanelItem, { kind: "confirm" }> =>
-          item.kind === "confirm" && item.confirmId === confirmId,
-      );
-      const sent =
-        echo ?? (shown === undefined ? undefined : { tool: shown.tool, args: shown.args });
-      return request(() => client.confirm(confirmId, accept, sent));
-    },
+    confirm: async (confirmId, accept, echo) =>
+      (await answer(confirmId, accept, echo)) !== undefined,
+    answer,
     stop: () => request(() => client.stop()),
     reset: () => request(() => client.reset()),
     selected: (kind, ids) => request(() => client.selected(kind, ids, route())),
@@ -209,5 +246,7 @@ export const createAssistantStore = (
       // Nothing is left to show a failure to: the host closes idle windows on its own anyway.
       client.close().catch(() => undefined);
     },
+    ...(sourceInfo === undefined ? {} : { sourceInfo }),
+    key: (key) => client.key(key),
   };
 };

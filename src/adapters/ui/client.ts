@@ -7,6 +7,7 @@
 import type { LogEvent } from "../../runtime/log/events.ts";
 import type {
   ConfirmResponse,
+  ConfirmResult,
   ErrorBody,
   LiveResult,
   SourceName,
@@ -17,12 +18,25 @@ import { BASE_PATH, CLIENT_HEADER, START_OVER_EVENT, TOKEN_HEADER } from "../web
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
 
-export type { ErrorBody, LiveResult, SourceName, ToolInfo };
+export type {
+  ConfirmResponse,
+  ConfirmResult,
+  ErrorBody,
+  LiveResult,
+  SourceName,
+  SourceResponse,
+  ToolInfo,
+};
 
-/** What the confirm dialog showed, sent back so the host can check it is what it asked. */
+/**
+ * What the confirm dialog showed, sent back so the host can check it is what
+ * it asked; `edited`, with an acceptance, the whole arguments as the user
+ * changed them (only the editable ones may differ).
+ */
 export interface ConfirmEcho {
   readonly tool?: string;
   readonly args?: unknown;
+  readonly edited?: unknown;
 }
 
 export interface AssistantClientOptions {
@@ -64,6 +78,13 @@ export interface AssistantClient {
   readonly key: (key: string | null) => Promise<void>;
   /** Where the user's steps go now: `backend`, `userKey`, `environment` or `none`. */
   readonly source: () => Promise<SourceName>;
+  /**
+   * `POST /source`'s whole answer: the source, and `canSaveKey`, whether the
+   * host can keep a key of the user's (the panel's settings show only then).
+   * Optional so a client made by hand before it still type-checks; the
+   * panel shows no settings without it.
+   */
+  readonly sourceInfo?: () => Promise<SourceResponse>;
   /** What is selected of one kind (`[]` clears it). */
   readonly selected: (
     kind: string,
@@ -183,6 +204,7 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
     tools: async () => (await json<{ tools: ReadonlyArray<ToolInfo> }>(await post("tools"))).tools,
     key: async (key) => void (await post("key", { key })),
     source: async () => (await json<SourceResponse>(await post("source"))).source,
+    sourceInfo: async () => json<SourceResponse>(await post("source")),
     selected: async (kind, ids, route) =>
       void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
     events: (fromSeq, onEvent, onError, onOpen, onStartOver) => {

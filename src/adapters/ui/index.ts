@@ -26,6 +26,8 @@ export type {
   AssistantClient,
   AssistantClientOptions,
   ConfirmEcho,
+  ConfirmResponse,
+  ConfirmResult,
   ErrorBody,
   LiveResult,
   SourceName,
@@ -38,6 +40,8 @@ export type { Backoff } from "./eventStream.ts";
 export type { InstallOptions } from "./installed.ts";
 export { assistant, installAssistant, openAssistant } from "./installed.ts";
 export { stepHref } from "./links.ts";
+export type { AssistantPaletteEntry, AssistantPaletteOptions } from "./palette.ts";
+export { assistantPaletteEntry } from "./palette.ts";
 export { AssistantPanel, defineAssistantPanel, PANEL_TAG } from "./panel.ts";
 
 defineAssistantPanel();

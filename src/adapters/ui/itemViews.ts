@@ -1,20 +1,18 @@
 /**
- * One view per kind of panel item, built with text nodes only. Answers are
- * patched in place while they stream; the others are rebuilt when they change.
+ * One view per kind of panel item, built with text nodes only. Answers and
+ * scripts are patched in place while they stream; the others are rebuilt
+ * when they change.
  */
 import type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
+import { type ConfirmContext, confirmView } from "./confirmView.ts";
 import { h } from "./dom.ts";
 import { stepHref } from "./links.ts";
 import { outcomeWords } from "./outcomeWords.ts";
 
 type ItemOf<K extends PanelItem["kind"]> = Extract<PanelItem, { kind: K }>;
 
-export interface ViewContext {
-  readonly doc: Document;
-  /** A unique id for `aria-labelledby` inside the shadow root. */
-  readonly nextId: () => string;
-  readonly onConfirm: (item: ItemOf<"confirm">, accept: boolean) => void;
-}
+/** What the views need of the panel. */
+export type ViewContext = ConfirmContext;
 
 /** Each item's key: the same item keeps it as it changes. */
 export const keyOf = (item: PanelItem): string => {
@@ -79,68 +77,66 @@ export const patchAnswer = (view: HTMLElement, item: ItemOf<"answer">): void => 
   }
 };
 
-const ANSWERS = {
-  accepted: "Accepted.",
-  declined: "Declined.",
-  timedOut: "Not answered in time.",
-  cancelled: "Cancelled: the turn ended first.",
-} as const;
+/** What a script is doing: Claude writes its code, the code runs, or it ran. */
+const scriptState = (item: ItemOf<"script">): "writing" | "running" | "ran" =>
+  item.writing === true ? "writing" : item.output === undefined ? "running" : "ran";
 
-const prettyJson = (value: unknown): string => {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-};
-
-const confirmView = (context: ViewContext, item: ItemOf<"confirm">): HTMLElement => {
-  const { doc } = context;
-  const title = context.nextId();
-  const description = context.nextId();
-  const waiting = item.answer === undefined;
-  const accept = h(doc, "button", { type: "button", class: "accept" }, "Accept");
-  const decline = h(doc, "button", { type: "button", class: "decline" }, "Decline");
-  const answer = (accepted: boolean) => () => {
-    accept.disabled = true;
-    decline.disabled = true;
-    context.onConfirm(item, accepted);
-  };
-  accept.addEventListener("click", answer(true));
-  decline.addEventListener("click", answer(false));
-  return h(
-    doc,
-    "section",
-    {
-      class: `item confirm${waiting ? " waiting" : ""}`,
-      role: "dialog",
-      "aria-modal": "false",
-      "aria-labelledby": title,
-      "aria-describedby": description,
-      tabindex: "-1",
-    },
-    h(doc, "h3", { id: title }, "Confirm ", h(doc, "code", { class: "tool" }, item.tool)),
-    h(doc, "p", { id: description, class: "description" }, item.description),
-    h(doc, "pre", { class: "args", "aria-label": "Arguments" }, prettyJson(item.args)),
-    waiting
-      ? h(doc, "div", { class: "buttons" }, accept, decline)
-      : h(doc, "p", { class: "answer" }, ANSWERS[item.answer ?? "cancelled"]),
-  );
+const scriptSummary = (item: ItemOf<"script">): string => {
+  const calls = `${item.calls} call${item.calls === 1 ? "" : "s"}`;
+  const state = scriptState(item);
+  return state === "writing"
+    ? "Writing code…"
+    : state === "running"
+      ? `Running code… ${calls}`
+      : `Ran code · ${calls}`;
 };
 
 const scriptView = (doc: Document, item: ItemOf<"script">): HTMLElement => {
-  const running = item.output === undefined;
-  const calls = `${item.calls} call${item.calls === 1 ? "" : "s"}`;
-  return h(
+  const view = h(
     doc,
     "details",
-    { class: `item script${running ? " running" : ""}` },
-    h(doc, "summary", {}, running ? `Running code… ${calls}` : `Ran code · ${calls}`),
-    h(doc, "pre", { class: "code" }, h(doc, "code", {}, item.code)),
-    item.steps.length > 0 &&
-      h(doc, "ol", { class: "calls" }, ...item.steps.map((step) => stepView(doc, step, "li"))),
-    !running && h(doc, "pre", { class: "output", "aria-label": "Output" }, item.output ?? ""),
+    { class: "item script" },
+    h(doc, "summary", {}),
+    h(doc, "pre", { class: "code" }, h(doc, "code", {})),
   );
+  patchScript(view, item);
+  return view;
+};
+
+/**
+ * Updates a script's view in place: its state, its code as it is written
+ * (the same `<code>` element, so an open script stays open and keeps its
+ * scroll), its calls when they changed since `before`, and its output.
+ */
+export const patchScript = (
+  view: HTMLElement,
+  item: ItemOf<"script">,
+  before?: ItemOf<"script">,
+): void => {
+  const doc = view.ownerDocument;
+  const state = scriptState(item);
+  view.className = state === "ran" ? "item script" : `item script ${state}`;
+  if (state === "writing") view.setAttribute("aria-busy", "true");
+  else view.removeAttribute("aria-busy");
+  const summary = view.querySelector("summary");
+  const words = scriptSummary(item);
+  if (summary !== null && summary.textContent !== words) summary.textContent = words;
+  const code = view.querySelector("pre.code > code");
+  if (code !== null && code.textContent !== item.code) code.textContent = item.code;
+  if (before === undefined || before.steps !== item.steps) {
+    const calls =
+      item.steps.length > 0 &&
+      h(doc, "ol", { class: "calls" }, ...item.steps.map((step) => stepView(doc, step, "li")));
+    const shown = view.querySelector("ol.calls");
+    if (shown !== null && calls) shown.replaceWith(calls);
+    else if (shown !== null) shown.remove();
+    else if (calls) view.querySelector("pre.code")?.after(calls);
+  }
+  const output = view.querySelector("pre.output");
+  if (item.output === undefined) output?.remove();
+  else if (output === null)
+    view.append(h(doc, "pre", { class: "output", "aria-label": "Output" }, item.output));
+  else if (output.textContent !== item.output) output.textContent = item.output;
 };
 
 /** A new view of `item`. */

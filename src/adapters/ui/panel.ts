@@ -8,7 +8,8 @@ import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { AssistantSnapshot, AssistantStore } from "./assistantStore.ts";
 import { h } from "./dom.ts";
 import { whenInstalled } from "./installed.ts";
-import { itemView, keyOf, patchAnswer, type ViewContext } from "./itemViews.ts";
+import { itemView, keyOf, patchAnswer, patchScript, type ViewContext } from "./itemViews.ts";
+import { keySettingsOf, type PanelSettings, panelSettings } from "./panelSettings.ts";
 import { PANEL_CSS } from "./panelStyle.ts";
 
 /** The element's tag name. */
@@ -34,6 +35,8 @@ interface Parts {
   readonly textarea: HTMLTextAreaElement;
   readonly send: HTMLButtonElement;
   readonly stop: HTMLButtonElement;
+  /** Bring your own key: the header's Settings button and its view. */
+  readonly settings: PanelSettings;
 }
 
 /**
@@ -55,6 +58,8 @@ export class AssistantPanel extends Base {
   #parts: Parts | undefined;
   #shown = new Map<string, Shown>();
   #last: AssistantSnapshot | undefined;
+  /** What had the page's focus when the panel opened: closing gives it back. */
+  #opener: HTMLElement | undefined;
   #ids = 0;
 
   get store(): AssistantStore | undefined {
@@ -97,6 +102,7 @@ export class AssistantPanel extends Base {
     for (const { view } of this.#shown.values()) view.remove();
     this.#shown.clear();
     this.#last = undefined;
+    this.#parts?.settings.use(keySettingsOf(this.#store));
     if (this.#store === undefined) {
       // No store given: the page's installed one, now or once the page installs it.
       this.#unsubscribe = whenInstalled((store) => {
@@ -131,7 +137,9 @@ export class AssistantPanel extends Base {
       doc,
       "button",
       { type: "button", class: "launcher", "aria-expanded": "false", "aria-controls": "panel" },
+      // A space between the word and the count: the visible text stays within the accessible name.
       "Assistant",
+      " ",
       badge,
     );
     const notice = h(doc, "div", { class: "notice", role: "note", hidden: "" });
@@ -145,12 +153,23 @@ export class AssistantPanel extends Base {
     });
     const problem = h(doc, "p", { class: "problem", role: "alert", hidden: "" });
     const form = h(doc, "form", {}, textarea, stop, send);
+    const settings = panelSettings(doc);
     const panel = h(
       doc,
       "section",
       { class: "panel", id: "panel", "aria-label": "Assistant", hidden: "" },
       notice,
-      h(doc, "header", {}, h(doc, "h2", {}, "Assistant"), connection, reset, close),
+      h(
+        doc,
+        "header",
+        {},
+        h(doc, "h2", {}, "Assistant"),
+        connection,
+        settings.button,
+        reset,
+        close,
+      ),
+      settings.view,
       log,
       problem,
       form,
@@ -167,6 +186,7 @@ export class AssistantPanel extends Base {
       textarea,
       send,
       stop,
+      settings,
     };
     this.#showNotice();
 
@@ -223,11 +243,26 @@ export class AssistantPanel extends Base {
     this.#last = snapshot;
     if (snapshot.open !== last?.open) {
       const hadFocus = this.#focused();
+      // Where the page's focus was when the panel opened (the app's own "Ask" button, say):
+      // closing the panel gives it back there, if it is still on the page and shown.
+      const active = this.ownerDocument.activeElement;
+      if (snapshot.open)
+        this.#opener =
+          active instanceof HTMLElement && active !== this && active !== this.ownerDocument.body
+            ? active
+            : undefined;
       parts.panel.hidden = !snapshot.open;
       parts.launcher.hidden = snapshot.open;
       parts.launcher.setAttribute("aria-expanded", String(snapshot.open));
+      if (snapshot.open) parts.settings.check();
+      const opener = this.#opener;
+      const back =
+        opener?.isConnected === true && opener.getClientRects().length > 0
+          ? opener
+          : parts.launcher;
       if (last !== undefined)
-        (snapshot.open ? parts.textarea : hadFocus ? parts.launcher : undefined)?.focus();
+        (snapshot.open ? parts.textarea : hadFocus ? back : undefined)?.focus();
+      if (!snapshot.open) this.#opener = undefined;
     }
     if (snapshot.waiting !== last?.waiting) {
       // A question never waits unseen: the closed panel's launcher says how many wait.
@@ -272,6 +307,10 @@ export class AssistantPanel extends Base {
       else if (old !== undefined && old.item.kind === "answer" && item.kind === "answer") {
         patchAnswer(old.view, item);
         view = old.view;
+      } else if (old !== undefined && old.item.kind === "script" && item.kind === "script") {
+        // Its code grows as Claude writes it: the same element, patched, so it stays as the user left it.
+        patchScript(old.view, item, old.item);
+        view = old.view;
       } else {
         view = itemView(this.#context(), item);
         if (old !== undefined) {
@@ -303,9 +342,17 @@ export class AssistantPanel extends Base {
     return {
       doc: this.ownerDocument,
       nextId: () => `elyra-${++this.#ids}`,
-      onConfirm: (item, accept) => {
-        this.#parts?.textarea.focus();
-        void this.#store?.confirm(item.confirmId, accept, { tool: item.tool, args: item.args });
+      onConfirm: async (item, accept, edited) => {
+        // Back to the text box; with edited arguments only once they are taken (else the
+        // dialog keeps the focus, to say what to fix).
+        if (edited === undefined) this.#parts?.textarea.focus();
+        const result = await this.#store?.answer(item.confirmId, accept, {
+          tool: item.tool,
+          args: item.args,
+          ...(edited === undefined ? {} : { edited }),
+        });
+        if (edited !== undefined && result?._tag !== "InvalidEdit") this.#parts?.textarea.focus();
+        return result;
       },
     };
   }

@@ -40,12 +40,22 @@ export interface PromptAccepted {
 }
 
 /**
- * What became of a confirmation's answer. `Answered` settled it; `Mismatch`
- * (the echo named another tool or arguments) settled it as declined; the
- * others changed nothing.
+ * What became of a confirmation's answer. `Answered` settled it (`edited`:
+ * accepted with the arguments the user changed); `Mismatch` (the echo named
+ * another tool or arguments, or the edit changed what may not be changed)
+ * settled it as declined; `InvalidEdit` (the edited arguments don't decode:
+ * `issues` say why) and the others changed nothing.
  */
 export type ConfirmResult =
-  | { readonly _tag: "Answered"; readonly answer: "accepted" | "declined" | "timedOut" }
+  | {
+      readonly _tag: "Answered";
+      readonly answer: "accepted" | "declined" | "timedOut";
+      readonly edited?: true;
+    }
+  | {
+      readonly _tag: "InvalidEdit";
+      readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>;
+    }
   | { readonly _tag: "UnknownConfirmation" }
   | { readonly _tag: "OtherWindow" }
   | { readonly _tag: "Mismatch" };
@@ -61,6 +71,12 @@ export type SourceName = "backend" | "userKey" | "environment" | "none";
 /** `POST /source`'s answer. */
 export interface SourceResponse {
   readonly source: SourceName;
+  /**
+   * Whether `POST /key` can keep a key of the user's here: the host was
+   * given a secrets store. A panel shows its key settings only when it can.
+   * A host older than this field leaves it out: read that as false.
+   */
+  readonly canSaveKey?: boolean;
 }
 
 /** A tool as `POST /tools` lists it: offered to this user now. */
@@ -122,7 +138,7 @@ export interface ErrorBody {
  * - `POST /selected` → 204;
  * - `POST /key` → 204: keeps the user's API key ({@link KeyBody}), or forgets it (`{key: null}`);
  *   never read back; a key not shaped like one is a 400 that does not repeat it;
- * - `POST /source` → 200 {@link SourceResponse}: where the user's steps go now;
+ * - `POST /source` → 200 {@link SourceResponse}: where the user's steps go now, and whether a key can be kept;
  * - `POST /close` → 204: the window is closed if it is open (a page saying goodbye), never opened to be closed;
  * - `GET /events` → SSE, each log event as `id: <seq>.<epoch>` and `data: <json>`, resumable with
  *   `Last-Event-ID`; a point the log does not have gets `event: startOver` first, then the whole log;

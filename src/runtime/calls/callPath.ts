@@ -4,15 +4,22 @@ import { clip } from "../clip.ts";
 import { type App, type Grant, userHas } from "../commands/app.ts";
 import { grantOf } from "../commands/catalog.ts";
 import type { Command } from "../commands/command.ts";
-import { issueLines, issuesOf } from "../commands/issues.ts";
+import { editWithin } from "../commands/confirmation.ts";
+import { type Issue, issueLines, issuesOf } from "../commands/issues.ts";
 import { fillLink } from "../commands/link.ts";
 import type { Caller, Origin, User } from "../commands/origin.ts";
 import { jsonTextOf } from "../json.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
-import { digestOf } from "./canonicalJson.ts";
-import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer, type Confirmer } from "./confirmer.ts";
+import { canonicalJson, digestOf } from "./canonicalJson.ts";
+import {
+  CONFIRM_TIMEOUT_MS,
+  type ConfirmAnswer,
+  type Confirmer,
+  type ConfirmRequest,
+} from "./confirmer.ts";
+import { labelOf } from "./confirmLabel.ts";
 import { type AuditOutcome, auditOutcome, type CallOutcome, notJsonLine } from "./outcome.ts";
 import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
 
@@ -67,6 +74,17 @@ export interface CallPath {
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+
+/** How a question ended, with the arguments the user approved when they changed them. */
+type Answered = { readonly answer: ConfirmAnswer; readonly edited?: unknown };
+
+/** The edit check a dialog is told of: the command's own decoding of the whole arguments. */
+const checkEditOf =
+  (command: Command) =>
+  (edited: unknown): ReadonlyArray<Issue> => {
+    const decoded = command.decode(edited);
+    return Either.isLeft(decoded) ? issuesOf(decoded.left) : [];
+  };
 
 /**
  * Makes the app's call path (the ten steps of docs/commands.md): resolve,
@@ -139,31 +157,12 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     // 2. The grant covers the ability (its catalog holds only what it covers; checked again here).
     const ability = command.can as string;
     if (!grant.covers(ability)) return { _tag: "UnknownTool", callId, tool };
-    // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
-    if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability)) {
-      return { _tag: "Denied", callId, tool, ability };
-    }
-    // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
-    const limit = command.rateLimit ?? grant.rateLimit;
-    if (limit !== undefined) {
-      let decision: RateDecision;
-      try {
-        const taken = rateLimits.take(
-          `${grant.surface}\u0000${ctx.scope}\u0000${tool}`,
-          limit,
-          clock.now(),
-        );
-        decision = taken instanceof Promise ? await taken : taken;
-      } catch {
-        return { _tag: "RateLimitUnavailable", callId, tool };
-      }
-      if (decision._tag === "Limited")
-        return { _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs };
-    }
-    // 5. Arguments.
-    let decoded = command.decode(call.input);
-    if (Either.isLeft(decoded))
-      return { _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) };
+    // 3–5. The user's ability, the rate limit, the arguments.
+    const admitted = await admit(command, grant, call.input, ctx, callId, tool);
+    if (admitted._tag === "Refused") return admitted.outcome;
+    let decoded: unknown = admitted.args;
+    let input: unknown = call.input;
+    let edited: unknown;
     const caller: Caller = call.caller ?? { type: "direct" };
     if (grant.needsConfirm(ability)) {
       // 6. Code may not call what needs the user's confirmation.
@@ -171,20 +170,48 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
       // 7. Ask, bound to this id, tool and argument digest; single-use; 5 minutes.
       const digest = await digestOf(call.input).catch(() => undefined);
       if (digest === undefined) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-      const answer = await confirm(ctx, {
+      const { confirmation } = command;
+      const label = await labelOf(command, decoded, ctx.user, signal, clock);
+      const reply = await confirm(ctx, {
         callId,
         tool,
         description: command.description,
         args: call.input,
         digest,
+        ...(label === undefined ? {} : { label }),
+        destructive: confirmation.destructive,
+        action: confirmation.action,
+        editable: confirmation.editable,
+        ...(confirmation.editable.length === 0 ? {} : { checkEdit: checkEditOf(command) }),
       });
-      if (answer === "stopped") return { _tag: "Stopped", callId, tool };
-      if (answer !== "accepted") return { _tag: "NotConfirmed", callId, tool, answer };
-      // What runs is what was confirmed: the arguments are read and checked again.
-      if ((await digestOf(call.input).catch(() => undefined)) !== digest)
-        return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-      decoded = command.decode(call.input);
-      if (Either.isLeft(decoded)) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+      if (reply === "stopped") return { _tag: "Stopped", callId, tool };
+      if (reply.answer !== "accepted") {
+        return { _tag: "NotConfirmed", callId, tool, answer: reply.answer };
+      }
+      if (reply.edited !== undefined && canonicalJson(reply.edited) !== canonicalJson(call.input)) {
+        // Edited: a new call of the same tool, checked again from the user's ability on; only
+        // editable arguments may differ, and what runs is exactly what was approved.
+        if (!editWithin(call.input, reply.edited, confirmation.editable))
+          return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+        input = reply.edited;
+        edited = input;
+        const approved = await digestOf(input).catch(() => undefined);
+        const again = await admit(command, grant, input, ctx, callId, tool);
+        if (again._tag === "Refused") return { ...again.outcome, edited };
+        if (approved === undefined || (await digestOf(input).catch(() => undefined)) !== approved)
+          return { _tag: "NotConfirmed", callId, tool, answer: "declined", edited };
+        decoded = again.args;
+      } else {
+        // What runs is what was confirmed: the arguments are read and checked again, and the
+        // user still has the ability after the wait.
+        if ((await digestOf(call.input).catch(() => undefined)) !== digest)
+          return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+        const again = command.decode(call.input);
+        if (Either.isLeft(again)) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
+        if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability))
+          return { _tag: "Denied", callId, tool, ability };
+        decoded = again.right;
+      }
     }
     if (signal.aborted) return { _tag: "Stopped", callId, tool };
     // 8. Run, with the origin, the user and the abort signal. 9. Publish activity.
@@ -193,11 +220,12 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     activity.next({ type: "started", callId, tool, caller, origin, scope });
     let outcome: CallOutcome;
     try {
-      const value = await command.run(decoded.right, { user: ctx.user, origin, signal });
-      outcome = outcomeOfResult(command, call.input, value, callId, tool);
+      const value = await command.run(decoded, { user: ctx.user, origin, signal });
+      outcome = outcomeOfResult(command, input, value, callId, tool);
     } catch (error) {
       outcome = { _tag: "Failed", callId, tool, lines: errorLines(error) };
     }
+    if (edited !== undefined) outcome = { ...outcome, edited };
     const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
     activity.next({
       type: "finished",
@@ -211,19 +239,61 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     return outcome;
   };
 
+  /** Steps 3 to 5, for the model's arguments and again for arguments the user edited. */
+  const admit = async (
+    command: Command,
+    grant: Grant,
+    input: unknown,
+    ctx: CallContext,
+    callId: string,
+    tool: string,
+  ): Promise<
+    | { readonly _tag: "Admitted"; readonly args: unknown }
+    | { readonly _tag: "Refused"; readonly outcome: CallOutcome }
+  > => {
+    const refused = (outcome: CallOutcome) => ({ _tag: "Refused" as const, outcome });
+    const ability = command.can as string;
+    // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
+    if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability)) {
+      return refused({ _tag: "Denied", callId, tool, ability });
+    }
+    // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
+    const limit = command.rateLimit ?? grant.rateLimit;
+    if (limit !== undefined) {
+      let decision: RateDecision;
+      try {
+        const taken = rateLimits.take(
+          `${grant.surface}\u0000${ctx.scope}\u0000${tool}`,
+          limit,
+          clock.now(),
+        );
+        decision = taken instanceof Promise ? await taken : taken;
+      } catch {
+        return refused({ _tag: "RateLimitUnavailable", callId, tool });
+      }
+      if (decision._tag === "Limited")
+        return refused({ _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs });
+    }
+    // 5. Arguments.
+    const decoded = command.decode(input);
+    if (Either.isLeft(decoded))
+      return refused({ _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) });
+    return { _tag: "Admitted", args: decoded.right };
+  };
+
   const confirm = (
     ctx: CallContext,
-    request: { callId: string; tool: string; description: string; args: unknown; digest: string },
-  ): Promise<ConfirmAnswer | "stopped"> => {
+    request: Omit<ConfirmRequest, "confirmId" | "scope">,
+  ): Promise<Answered | "stopped"> => {
     const confirmer = ctx.confirmer;
-    if (confirmer === undefined) return Promise.resolve("declined");
+    if (confirmer === undefined) return Promise.resolve({ answer: "declined" });
     const outer = ctx.signal ?? NEVER_ABORTED;
     if (outer.aborted) return Promise.resolve("stopped");
     const confirmId = confirmIds.next();
     const giveUp = new AbortController();
-    return new Promise<ConfirmAnswer | "stopped">((resolve) => {
+    return new Promise<Answered | "stopped">((resolve) => {
       let settled = false;
-      const settle = (answer: ConfirmAnswer | "stopped") => {
+      const settle = (answer: Answered | "stopped") => {
         if (settled) return;
         settled = true;
         clock.clearTimeout(timer);
@@ -232,7 +302,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
         resolve(answer);
       };
       const onStop = () => settle("stopped");
-      const timer = clock.setTimeout(() => settle("timedOut"), confirmTimeoutMs);
+      const timer = clock.setTimeout(() => settle({ answer: "timedOut" }), confirmTimeoutMs);
       outer.addEventListener("abort", onStop, { once: true });
       confirmer.ask({ ...request, confirmId, scope: ctx.scope }, giveUp.signal).then(
         (reply) => {
@@ -240,9 +310,12 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
             reply.confirmId === confirmId &&
             reply.tool === request.tool &&
             reply.digest === request.digest;
-          settle(bound ? reply.answer : "declined");
+          if (!bound) settle({ answer: "declined" });
+          else if (reply.answer === "accepted" && reply.edited !== undefined)
+            settle({ answer: "accepted", edited: reply.edited });
+          else settle({ answer: reply.answer });
         },
-        () => settle("declined"),
+        () => settle({ answer: "declined" }),
       );
     });
   };

@@ -5,6 +5,11 @@
  * only when the reply names the same id, tool and digest and says accepted.
  */
 
+import type { EditableField } from "../commands/confirmation.ts";
+import type { Issue } from "../commands/issues.ts";
+
+export type { EditableField };
+
 /**
  * What the user is asked to confirm. `args` are the arguments as the model sent
  * them (their encoded, JSON form), after they decoded: what the dialog shows.
@@ -19,6 +24,20 @@ export interface ConfirmRequest {
   readonly digest: string;
   /** The window (or MCP session) the call belongs to. */
   readonly scope: string;
+  /** The command's `confirmLabel` sentence, when it gave one in time: shown first. */
+  readonly label?: string;
+  /** The accept button is destructive: styled so, and never focused first. */
+  readonly destructive: boolean;
+  /** The accept button's word (`Delete`, `Confirm`, …). */
+  readonly action: string;
+  /** The arguments the user may change before approving (none: the arguments are shown only). */
+  readonly editable: ReadonlyArray<EditableField>;
+  /**
+   * Decodes arguments the user edited with the command's schema: the
+   * problems, or none. Lets a dialog be told what to fix while the question
+   * still waits. Not sent anywhere.
+   */
+  readonly checkEdit?: (edited: unknown) => ReadonlyArray<Issue>;
 }
 
 /** How a confirmation ended. */
@@ -30,6 +49,12 @@ export interface ConfirmReply {
   readonly tool: string;
   readonly digest: string;
   readonly answer: ConfirmAnswer;
+  /**
+   * Accepted with changes: the whole arguments as the user left them (only
+   * editable ones differ). The call path checks them again and runs them
+   * instead of the model's.
+   */
+  readonly edited?: unknown;
 }
 
 /**

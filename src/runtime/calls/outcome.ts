@@ -3,8 +3,15 @@ import type { Issue } from "../commands/issues.ts";
 import { issueLines } from "../commands/issues.ts";
 import { jsonTextOf } from "../json.ts";
 
-/** How one tool call ended. Every refusal means the command did not run. */
-export type CallOutcome =
+/**
+ * How one tool call ended. Every refusal means the command did not run.
+ * `edited`: the user changed the arguments on the confirmation, and these
+ * (the whole arguments as approved) are what ran, or were refused.
+ */
+export type CallOutcome = CallEnding & { readonly edited?: unknown };
+
+/** How one tool call ended, without the arguments the user edited. */
+export type CallEnding =
   | { readonly _tag: "UnknownTool"; readonly callId: string; readonly tool: string }
   | {
       readonly _tag: "Denied";
@@ -107,6 +114,29 @@ export const notJsonLine = (problem: string): string =>
  * ```
  */
 export const formatOutcome = (
+  outcome: CallOutcome,
+): { readonly isError: boolean; readonly text: string } => {
+  const told = formatEnding(outcome);
+  if (outcome.edited === undefined) return told;
+  return { isError: told.isError, text: `${editedLine(outcome)}\n${told.text}` };
+};
+
+const MAX_EDITED_TEXT = 2_000;
+
+/**
+ * What the model is told first when the user changed the arguments on the
+ * confirmation: that they did, and the arguments that ran (or were refused).
+ */
+export const editedLine = (outcome: CallOutcome): string => {
+  const json = jsonTextOf(outcome.edited);
+  const args =
+    json._tag === "Json" ? clip(json.text, MAX_EDITED_TEXT) : "(arguments JSON can't hold)";
+  return ran(outcome)
+    ? `The user changed the arguments before approving; ${outcome.tool} ran with ${args}, not with the arguments you sent. Its result:`
+    : `The user changed the arguments before approving, to ${args}; ${outcome.tool} did not run with them:`;
+};
+
+const formatEnding = (
   outcome: CallOutcome,
 ): { readonly isError: boolean; readonly text: string } => {
   const error = (text: string) => ({ isError: true, text });

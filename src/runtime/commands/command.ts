@@ -3,6 +3,7 @@ import { isRateLimit, type RateLimit } from "../calls/rateLimit.ts";
 import { CommandDefinitionError } from "../errors.ts";
 import { isAbility, resourceOf } from "./abilities.ts";
 import { argumentDecoder } from "./argumentDecoder.ts";
+import { type ConfirmationSpec, type ConfirmLabel, confirmationOf } from "./confirmation.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { RunOrigin, User } from "./origin.ts";
 
@@ -47,6 +48,28 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly result?: R;
   /** A rate limit for this tool, overriding the grant's. */
   readonly rateLimit?: RateLimit;
+  /**
+   * When the grant asks the user first: the sentence the dialog (and an MCP
+   * client's form) leads with, from the decoded arguments and the user, e.g.
+   * "Delete Grace Hamilton (customer 42) and her 3 invoices?". Run on the
+   * server before asking; a throw, a rejection, no string, or no answer in
+   * 2 s shows the default (the tool's name and description) instead.
+   */
+  readonly confirmLabel?: ConfirmLabel<Schema.Struct.Type<F>>;
+  /**
+   * The accept button is styled and worded as destructive and is never
+   * focused first. Default: the ability's verb is `delete`, `destroy`,
+   * `remove`, `purge` or `erase`.
+   */
+  readonly destructive?: boolean;
+  /** The accept button's word: default `Delete` when destructive, else `Confirm`. */
+  readonly confirmAction?: string;
+  /**
+   * Arguments the user may change on the confirmation before approving. The
+   * edited arguments are decoded with `args`, checked again (ability, rate
+   * limit) and run instead of the model's; the model is told what ran.
+   */
+  readonly editable?: ReadonlyArray<keyof F & string>;
   /** Does the work. Throwing (or rejecting) is a failed call the model is told about. */
   readonly run: (
     args: Schema.Struct.Type<F>,
@@ -75,6 +98,8 @@ export interface Command<A = unknown, R = unknown> {
   /** The output JSON Schema, when the command has a result schema. */
   readonly outputSchema: JsonSchema | undefined;
   readonly run: (args: A, ctx: CommandContext) => R | Promise<R>;
+  /** How the user is asked when the grant asks first: label, destructive, editable arguments. */
+  readonly confirmation: ConfirmationSpec<A>;
   /**
    * Decodes untrusted input; properties the schema lacks are errors. Input
    * nested deeper than 64 levels is refused before it is decoded; a refusal
@@ -180,6 +205,8 @@ export const defineCommand = <
     if (parsed._tag === "Invalid") fail(parsed.problem);
     else linkTemplate = parsed.template;
   }
+  const confirmation = confirmationOf<Schema.Struct.Type<F>>(spec, argumentNames, inputSchema);
+  if (typeof confirmation === "string") fail(confirmation);
   const decode = argumentDecoder(args);
   const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
   return {
@@ -197,6 +224,7 @@ export const defineCommand = <
     inputSchema,
     outputSchema,
     run: spec.run as Command<Schema.Struct.Type<F>, Schema.Schema.Type<R>>["run"],
+    confirmation: confirmation as ConfirmationSpec<Schema.Struct.Type<F>>,
     decode,
     encodeResult: (value) => (encode === undefined ? Either.right(value) : encode(value)),
   };

@@ -75,14 +75,41 @@ export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
   tool: Schema.String,
   description: Schema.String,
   args: Schema.Unknown,
+  /** The command's `confirmLabel` sentence, when it gave one. */
+  label: Schema.optional(Schema.String),
+  /** The accept button is destructive. */
+  destructive: Schema.optional(Schema.Boolean),
+  /** The accept button's word. */
+  action: Schema.optional(Schema.String),
+  /** The arguments the user may change before approving, each with its JSON Schema. */
+  editable: Schema.optional(
+    Schema.Array(Schema.Struct({ name: Schema.String, schema: Schema.Unknown })),
+  ),
 });
 export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
   ...base,
   confirmId: Schema.String,
   answer: Schema.Literal("accepted", "declined", "timedOut"),
+  /** Accepted with arguments the user changed (what ran is told to the model, not logged here). */
+  edited: Schema.optional(Schema.Literal(true)),
 });
 /** Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id. */
 export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {
+  ...base,
+  toolId: Schema.String,
+  code: Schema.String,
+});
+/**
+ * Code mode, streamed: Claude began writing the code of code execution
+ * `toolId` (its block started). Its code follows in `ScriptCodeDelta`s, then
+ * whole in `ScriptStarted` once the step ends.
+ */
+export const ScriptWriting = Schema.TaggedStruct("ScriptWriting", {
+  ...base,
+  toolId: Schema.String,
+});
+/** More of the code of `toolId` as it is written, gathered like text (at most one per 50 ms). For display only. */
+export const ScriptCodeDelta = Schema.TaggedStruct("ScriptCodeDelta", {
   ...base,
   toolId: Schema.String,
   code: Schema.String,
@@ -126,6 +153,8 @@ export const LogEvent = Schema.Union(
   ConfirmAnswered,
   ScriptStarted,
   ScriptFinished,
+  ScriptWriting,
+  ScriptCodeDelta,
   Answered,
   Stopped,
   Failed,

@@ -36,8 +36,18 @@ export type PanelItem =
       readonly tool: string;
       readonly description: string;
       readonly args: unknown;
+      /** The command's sentence for this call, shown first; absent: the tool and its description. */
+      readonly label?: string;
+      /** The accept button is destructive: styled so, never focused first. */
+      readonly destructive: boolean;
+      /** The accept button's word (`Delete`, `Confirm`, …). */
+      readonly action: string;
+      /** The arguments the user may change before approving, each with its JSON Schema. */
+      readonly editable: ReadonlyArray<{ readonly name: string; readonly schema: unknown }>;
       /** Undefined while it waits; `cancelled` when the turn ended first. */
       readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
+      /** Accepted with arguments the user changed. */
+      readonly edited?: boolean;
       /** When it was asked and answered (ms since the epoch, the host's clock). */
       readonly askedAt?: number;
       readonly answeredAt?: number;
@@ -48,7 +58,10 @@ export type PanelItem =
       readonly turn: number;
       /** The code execution's `srvtoolu_…` id. */
       readonly toolId: string;
+      /** The code: what Claude has written so far while `writing`, then all of it. */
       readonly code: string;
+      /** True while Claude writes the code (it streams); absent once the step that wrote it ended. */
+      readonly writing?: true;
       /** Each call the code made, in order, as tool steps (a failed one where it happened). */
       readonly steps: ReadonlyArray<ScriptStep>;
       /** How many calls the code made (told again when it ends). */
@@ -58,6 +71,9 @@ export type PanelItem =
     }
   | { readonly kind: "error"; readonly turn: number; readonly error: string }
   | { readonly kind: "stopped"; readonly turn: number };
+
+/** Claude's code, as the panel shows it. */
+type ScriptItem = Extract<PanelItem, { readonly kind: "script" }>;
 
 /** What a script item shows when its turn ended before the code did. */
 export const SCRIPT_CUT_SHORT = "(the turn ended before the code finished)";
@@ -128,6 +144,20 @@ const stepOf = (items: Item[], turn: number, callId: string): Draft<ScriptStep> 
   return undefined;
 };
 
+/** A script item of no calls yet. */
+const newScript = (turn: number, toolId: string, code: string): Draft<ScriptItem> => ({
+  kind: "script",
+  turn,
+  toolId,
+  code,
+  steps: [],
+  calls: 0,
+});
+
+/** The turn's script `toolId` while its code is written. */
+const writingScript = (items: Item[], turn: number, toolId: string) =>
+  lastOf(items, turn, "script", (i) => i.toolId === toolId && i.writing === true);
+
 const answerOf = (items: Item[], turn: number, step: number) =>
   lastOf(items, turn, "answer", (i) => i.turn === turn && i.step === step);
 
@@ -151,6 +181,7 @@ const endTurn = (draft: Draft<PanelState>, turn: number) => {
     if (item.kind === "confirm" && item.answer === undefined) item.answer = "cancelled";
     // A script the turn ended before (Stop, a failure, the cap) is over too: it says so.
     if (item.kind === "script" && item.output === undefined) item.output = SCRIPT_CUT_SHORT;
+    if (item.kind === "script") delete item.writing;
   }
 };
 
@@ -239,6 +270,10 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           tool: event.tool,
           description: event.description,
           args: event.args,
+          ...(event.label === undefined ? {} : { label: event.label }),
+          destructive: event.destructive === true,
+          action: event.action ?? (event.destructive === true ? "Delete" : "Accept"),
+          editable: [...(event.editable ?? [])],
           askedAt: event.at,
         });
         return;
@@ -252,19 +287,34 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
         if (confirm && confirm.answer === undefined) {
           confirm.answer = event.answer;
           confirm.answeredAt = event.at;
+          if (event.edited === true) confirm.edited = true;
         }
         return;
       }
-      case "ScriptStarted":
-        items.push({
-          kind: "script",
-          turn: event.turn,
-          toolId: event.toolId,
-          code: event.code,
-          steps: [],
-          calls: 0,
-        });
+      case "ScriptWriting":
+        // Code streamed: the script shows as Claude writes it, after the words said before it.
+        if (!draft.busy || event.turn !== draft.turn) return;
+        endAnswers(items, event.turn);
+        if (lastOf(items, event.turn, "script", (i) => i.toolId === event.toolId) === undefined)
+          items.push({ ...newScript(event.turn, event.toolId, ""), writing: true });
         return;
+      case "ScriptCodeDelta": {
+        const script = writingScript(items, event.turn, event.toolId);
+        if (script !== undefined) script.code += event.code;
+        return;
+      }
+      case "ScriptStarted": {
+        // The whole code, once the step that wrote it ended: the script streamed so far takes it
+        // (it is what the response holds); with nothing streamed (an older log, a whole answer)
+        // the script shows now.
+        const script = writingScript(items, event.turn, event.toolId);
+        if (script === undefined) items.push(newScript(event.turn, event.toolId, event.code));
+        else {
+          script.code = event.code;
+          delete script.writing;
+        }
+        return;
+      }
       case "ScriptFinished": {
         const script = lastOf(
           items,

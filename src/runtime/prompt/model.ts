@@ -80,6 +80,14 @@ export interface StepOptions {
   readonly signal: AbortSignal;
   /** Text as it is written, when the model streams. */
   readonly onText?: (piece: string) => void;
+  /**
+   * Code mode: the code of a code execution (`server_tool_use` named
+   * `code_execution`, id `toolId`) as it is written, when the model streams:
+   * `""` when its block starts, then each piece of the code, decoded from its
+   * input's JSON. For display only: the response's block still carries the
+   * whole code.
+   */
+  readonly onCode?: (toolId: string, piece: string) => void;
 }
 
 /**

@@ -43,7 +43,11 @@ export interface NoteQuery {
 export interface NoteSelection {
   readonly kind: string;
   readonly ids: ReadonlyArray<string | number>;
-  /** How many were selected, when more than `ids` holds. */
+  /**
+   * How many were selected, when more than `ids` holds (the log keeps the
+   * first 100 ids and this count). Absent, or not more than `ids.length`:
+   * `ids` is all that was selected.
+   */
   readonly total?: number;
   readonly route: string | null;
 }
@@ -88,18 +92,33 @@ const argumentsJson = (args: unknown, names: ReadonlyArray<string>): string => {
 
 const OPEN = "<window>{";
 const CLOSE = "}</window>";
-const MORE = '"more_selected":true';
+/** `"more_selected":`, before the count of selected ids left out. */
+const MORE_KEY = 16;
 /** `"route":`, `"showing":[]`, `"selected":{}`: the bytes a part adds around its content. */
 const ROUTE_KEY = 8;
 const SHOWING_KEY = 12;
 const SELECTED_KEY = 13;
 
+/** The bytes of `"more_selected":n` for `left` ids left out; 0 when none is (the part is not written). */
+const moreBytes = (left: number): number => (left > 0 ? MORE_KEY + `${left}`.length : 0);
+
+/**
+ * How many of a kind were selected: its `total` when that says more than its
+ * ids (a fraction rounded down, past 2^53 - 1 taken as that), else its ids.
+ */
+const selectedCount = (s: NoteSelection): number => {
+  const total = s.total;
+  return typeof total === "number" && total > s.ids.length
+    ? Math.min(Math.floor(total), Number.MAX_SAFE_INTEGER)
+    : s.ids.length;
+};
+
 /**
  * The bytes of a note made of a route's JSON (0 for none), queries' JSON
  * with the commas between them (0 for none), a `"selected"` part (0 for
- * none, else all of it) and `more_selected`.
+ * none, else all of it) and `more_selected` (`moreBytes`, 0 for none).
  */
-const noteBytes = (route: number, queries: number, selected: number, more: boolean): number => {
+const noteBytes = (route: number, queries: number, selected: number, more: number): number => {
   let parts = 0;
   let n = OPEN.length + CLOSE.length;
   if (route > 0) {
@@ -114,8 +133,8 @@ const noteBytes = (route: number, queries: number, selected: number, more: boole
     n += selected;
     parts += 1;
   }
-  if (more) {
-    n += MORE.length;
+  if (more > 0) {
+    n += more;
     parts += 1;
   }
   return n + Math.max(0, parts - 1);
@@ -163,7 +182,9 @@ const cutRouteBytes = (route: string, prefix: Uint32Array, max: number): number 
  * Past 2 048 bytes the oldest queries go first, then ids from the longest
  * selection, then whole kinds (the oldest first), and last the route is cut
  * shorter. Each piece is measured before it is written: what cannot fit is
- * never written.
+ * never written. `more_selected` is how many selected ids on the route the
+ * note leaves out (absent when none is): of each kind, `selectedCount` less
+ * the ids shown.
  *
  * @example
  * ```ts
@@ -179,7 +200,10 @@ export const windowNote = (input: NoteInput): string | null => {
   const routeBytes = wholeRoute === null ? 0 : quotedBytes(wholeRoute);
 
   // The selections made on this route, the most recently changed first; 8 kinds, 100 ids a kind.
-  let more = false;
+  // `total` counts every id selected of the kinds the note looks at (those past 8 too); `listed`
+  // the ids of the kinds kept, before any is cut to fit. What is not shown of `total` is left out.
+  let total = 0;
+  let listed = 0;
   const kinds: Kind[] = [];
   const names = new Set<string>();
   for (let i = input.selections.length - 1; i >= 0; i--) {
@@ -190,11 +214,9 @@ export const windowNote = (input: NoteInput): string | null => {
     const ids = kindIds(s.ids);
     if (ids.length === 0) continue;
     names.add(name);
-    if (kinds.length === NOTE_BOUNDS.kinds) {
-      more = true;
-      continue;
-    }
-    if (ids.length < s.ids.length || (s.total ?? 0) > s.ids.length) more = true;
+    total = Math.min(total + selectedCount(s), Number.MAX_SAFE_INTEGER);
+    if (kinds.length === NOTE_BOUNDS.kinds) continue;
+    listed += ids.length;
     kinds.push({ name, nameBytes: quotedBytes(name) + 3, ids, shown: [] });
   }
   /** The bytes of `"selected":{…}` with its first `count` kinds and `ids` bytes of their ids. */
@@ -210,7 +232,7 @@ export const windowNote = (input: NoteInput): string | null => {
   const takenCosts: number[] = [];
   let ids = 0;
   let all = true;
-  const room = max - noteBytes(routeBytes, 0, selected(kinds.length, 0), more);
+  const room = max - noteBytes(routeBytes, 0, selected(kinds.length, 0), moreBytes(total - listed));
   fill: for (let level = 0; level < NOTE_BOUNDS.idsPerKind; level++) {
     let any = false;
     for (const k of kinds) {
@@ -239,16 +261,21 @@ export const windowNote = (input: NoteInput): string | null => {
     }
     if (!any) break;
   }
-  if (!all && !more) {
-    // Ids went, so more was selected than the note shows, and saying so takes room too.
-    more = true;
-    const less = max - noteBytes(routeBytes, 0, selected(kinds.length, 0), more);
-    while (ids > less && takenKinds.length > 0) {
+  if (!all) {
+    // Ids went, so more is left out than was counted, and its count may take a digit more: an id
+    // at a time goes until it fits (each frees a byte at least, and adds a digit at most).
+    while (
+      takenKinds.length > 0 &&
+      noteBytes(routeBytes, 0, selected(kinds.length, ids), moreBytes(total - takenKinds.length)) >
+        max
+    ) {
       (takenKinds.pop() as Kind).shown.pop();
       ids -= takenCosts.pop() as number;
     }
   }
   let kindCount = kinds.length;
+  let left = total - takenKinds.length;
+  let more = moreBytes(left);
 
   // Queries, newest first: the asking window's own, from its screen, offered now, one of each,
   // while they fit beside everything selected (so the oldest go first, and all go before any id).
@@ -279,7 +306,8 @@ export const windowNote = (input: NoteInput): string | null => {
     if (ids > 0) for (const k of kinds) k.shown.length = 0;
     kindCount -= 1;
     ids = 0;
-    more = true;
+    left = total;
+    more = moreBytes(left);
   }
   let route: string | null = null;
   if (wholeRoute !== null) {
@@ -312,7 +340,7 @@ export const windowNote = (input: NoteInput): string | null => {
     }
     parts.push(`"selected":{${shown.join(",")}}`);
   }
-  if (more) parts.push(MORE);
+  if (left > 0) parts.push(`"more_selected":${left}`);
   if (parts.length === 0) return null;
   return `${OPEN}${parts.join(",")}${CLOSE}`;
 };

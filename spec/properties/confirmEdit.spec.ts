@@ -1,0 +1,170 @@
+/**
+ * Edit before approve, through the call path and the window's broker: for
+ * any arguments the model sent, any answers the dialog sends (edits in and
+ * out of bounds, arguments the schema refuses, declines, repeats, answers at
+ * once) and a user who may lose the ability meanwhile:
+ * - at most one run;
+ * - what runs decodes with the command's schema, for a user who has the ability;
+ * - an edited confirmation never runs the original arguments: it runs exactly
+ *   the edited ones, or nothing;
+ * - what the dialog was told agrees with what ran.
+ */
+import { Schema } from "effect";
+import {
+  type AnswerResult,
+  type CallOutcome,
+  canonicalJson,
+  confirmationBroker,
+  createApp,
+  createCallPath,
+  defineCommand,
+} from "elyra-assistant";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { runs, timeoutFor } from "./runs.ts";
+
+const Args = { id: Schema.Int, amount: Schema.Number.pipe(Schema.positive()), note: Schema.String };
+const decodes = Schema.is(Schema.Struct(Args));
+
+const setup = () => {
+  const ran: unknown[] = [];
+  const user = { abilities: ["invoices.refund"] };
+  const refund = defineCommand({
+    name: "invoices_refund",
+    description: "Refund part of an invoice.",
+    can: "invoices.refund",
+    args: Args,
+    editable: ["amount", "note"],
+    run: (args) => {
+      ran.push(args);
+      return { ok: true };
+    },
+  });
+  const app = createApp({
+    commands: [refund],
+    userAbilities: (u) => (u as typeof user).abilities,
+    assistant: { allow: ["*"], confirm: ["invoices.refund"] },
+  });
+  const broker = confirmationBroker();
+  return { ran, user, broker, path: createCallPath(app) };
+};
+
+const amount = fc.oneof(
+  fc.double({ min: 0.01, max: 1e6, noNaN: true }),
+  fc.constantFrom(0, -1, Number.NaN),
+  fc.string({ maxLength: 3 }),
+);
+
+/** One answer the dialog sends: an edit of the asked arguments, or none. */
+const answer = fc.record({
+  accept: fc.boolean(),
+  edit: fc.option(
+    fc.record(
+      {
+        amount,
+        note: fc.string({ maxLength: 5 }),
+        id: fc.integer({ min: 1, max: 3 }),
+        extra: fc.constantFrom("x", 1),
+        proto: fc.constant(true),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
+  /** Sent at once with the previous answer rather than after it was answered. */
+  together: fc.boolean(),
+});
+
+const editOf = (asked: Record<string, unknown>, edit: Record<string, unknown>) => {
+  const edited: Record<string, unknown> = { ...asked };
+  for (const [key, value] of Object.entries(edit)) {
+    if (key === "proto")
+      Object.defineProperty(edited, "__proto__", { value: { id: 99 }, enumerable: true });
+    else edited[key] = value;
+  }
+  return JSON.parse(JSON.stringify(edited)) as Record<string, unknown>;
+};
+
+describe("an edited confirmation", () => {
+  it("never runs the original arguments, nor arguments the schema or the user's abilities refuse, and runs at most once", {
+    timeout: timeoutFor(120_000),
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          id: fc.integer({ min: 1, max: 3 }),
+          amount: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
+          note: fc.string({ maxLength: 5 }),
+        }),
+        fc.array(answer, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (asked, answers, losesAbility) => {
+          const { ran, user, broker, path } = setup();
+          const ctx = { user, origin: { kind: "assistant" as const }, scope: "w1" };
+          const call = path.call(
+            { tool: "invoices_refund", input: asked },
+            { ...ctx, confirmer: broker },
+          );
+          await vi.waitFor(() => expect(broker.pending()).toHaveLength(1), {
+            timeout: 5_000,
+            interval: 1,
+          });
+          const [request] = broker.pending();
+          if (losesAbility) user.abilities = [];
+          const results: AnswerResult[] = [];
+          const sent: Array<Record<string, unknown> | undefined> = [];
+          let batch: Promise<AnswerResult>[] = [];
+          for (const a of answers) {
+            const edited = a.edit === undefined ? undefined : editOf(asked, a.edit);
+            sent.push(edited);
+            if (!a.together && batch.length > 0) results.push(...(await Promise.all(batch)));
+            if (!a.together) batch = [];
+            batch.push(
+              broker.answer({
+                confirmId: request?.confirmId ?? "",
+                accept: a.accept,
+                scope: "w1",
+                ...(edited === undefined ? {} : { edited }),
+              }),
+            );
+          }
+          results.push(...(await Promise.all(batch)));
+          // An answer that settles nothing leaves the question waiting: the test ends it.
+          if (broker.pending().length > 0)
+            await broker.answer({
+              confirmId: request?.confirmId ?? "",
+              accept: false,
+              scope: "w1",
+            });
+          const outcome: CallOutcome = await call;
+
+          expect(ran.length).toBeLessThanOrEqual(1);
+          const settled = results.filter((r) => r._tag === "Answered" || r._tag === "Mismatch");
+          expect(settled.length).toBeLessThanOrEqual(1);
+          if (ran.length === 1) {
+            expect(decodes(ran[0])).toBe(true);
+            expect(losesAbility).toBe(false);
+          }
+          const acceptedEdit = settled[0]?._tag === "Answered" && settled[0].edited === true;
+          if (acceptedEdit) {
+            // Runs exactly the edited arguments or nothing: never the original ones.
+            const index = results.indexOf(settled[0] as AnswerResult);
+            const edited = sent[index];
+            if (ran.length === 1) {
+              expect(canonicalJson(ran[0])).toBe(canonicalJson(edited));
+              expect(canonicalJson(ran[0])).not.toBe(canonicalJson(asked));
+            }
+            expect(outcome.edited).toEqual(edited);
+          } else if (ran.length === 1) {
+            expect(canonicalJson(ran[0])).toBe(canonicalJson(asked));
+            expect(outcome.edited).toBeUndefined();
+          }
+          const accepted = settled[0]?._tag === "Answered" && settled[0].answer === "accepted";
+          if (!accepted) expect(ran).toEqual([]);
+          if (accepted && !losesAbility) expect(outcome._tag).toBe("Succeeded");
+        },
+      ),
+      { numRuns: runs(1000) },
+    );
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The confirmation dialog: the command's sentence first (or the tool and its
+ * description), then the arguments, the ones the user may change as labelled
+ * fields; Decline, then the accept button, worded and styled as destructive
+ * when the command is, and never focused first. Text nodes only (U1).
+ */
+
+import { canonicalJson } from "../../runtime/calls/canonicalJson.ts";
+import type { PanelItem } from "../../runtime/log/panelItems.ts";
+import type { ConfirmResult } from "../web/wire.ts";
+import { h } from "./dom.ts";
+
+type ConfirmItem = Extract<PanelItem, { kind: "confirm" }>;
+
+/** What the dialog needs of the panel. */
+export interface ConfirmContext {
+  readonly doc: Document;
+  /** A unique id for `aria-labelledby` inside the shadow root. */
+  readonly nextId: () => string;
+  /** Sends the answer (with the edited arguments, when the user changed any); what became of it. */
+  readonly onConfirm: (
+    item: ConfirmItem,
+    accept: boolean,
+    edited?: unknown,
+  ) => Promise<ConfirmResult | undefined>;
+}
+
+const ANSWERS = {
+  accepted: "Accepted.",
+  declined: "Declined.",
+  timedOut: "Not answered in time.",
+  cancelled: "Cancelled: the turn ended first.",
+} as const;
+
+const prettyJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+type Field = { readonly name: string; readonly read: () => unknown; readonly input: HTMLElement };
+
+const typeOf = (schema: unknown): string | undefined => {
+  const s = schema as { type?: unknown; anyOf?: ReadonlyArray<{ type?: unknown }> } | null;
+  if (typeof s?.type === "string") return s.type;
+  // `NullOr(X)` and `optional(X)` as JSON Schema: the type of the one branch that is not null.
+  const branches = (s?.anyOf ?? []).filter((b) => b?.type !== "null");
+  return branches.length === 1 && typeof branches[0]?.type === "string"
+    ? branches[0].type
+    : undefined;
+};
+
+const nullable = (schema: unknown): boolean =>
+  ((schema as { anyOf?: ReadonlyArray<{ type?: unknown }> } | null)?.anyOf ?? []).some(
+    (b) => b?.type === "null",
+  );
+
+/** One labelled field for an editable argument, typed from its JSON Schema. */
+const fieldOf = (
+  context: ConfirmContext,
+  name: string,
+  schema: unknown,
+  value: unknown,
+): Field & { readonly row: HTMLElement } => {
+  const { doc } = context;
+  const id = context.nextId();
+  const type = typeOf(schema);
+  const label = h(doc, "label", { for: id }, name.replaceAll("_", " "));
+  if (type === "boolean") {
+    const input = h(doc, "input", { id, type: "checkbox", name });
+    input.checked = value === true;
+    return { name, input, read: () => input.checked, row: h(doc, "div", {}, input, label) };
+  }
+  if (type === "number" || type === "integer") {
+    const input = h(doc, "input", {
+      id,
+      type: "number",
+      name,
+      step: type === "integer" ? "1" : "any",
+      inputmode: "decimal",
+    });
+    input.value = typeof value === "number" ? String(value) : "";
+    const read = () => (input.value.trim() === "" ? undefined : Number(input.value));
+    return { name, input, read, row: h(doc, "div", {}, label, input) };
+  }
+  if (type === "string" || value === undefined || typeof value === "string" || value === null) {
+    const input = h(doc, "input", { id, type: "text", name, autocomplete: "off" });
+    input.value = typeof value === "string" ? value : "";
+    const empty = value === null && nullable(schema) ? null : undefined;
+    const read = () => (input.value === "" && value !== "" ? empty : input.value);
+    return { name, input, read, row: h(doc, "div", {}, label, input) };
+  }
+  // Anything else is edited as JSON; text that is not JSON is sent as it is, and decoding says why.
+  const input = h(doc, "textarea", { id, name, rows: "3", spellcheck: "false" });
+  input.value = prettyJson(value);
+  const read = () => {
+    try {
+      return JSON.parse(input.value) as unknown;
+    } catch {
+      return input.value;
+    }
+  };
+  return { name, input, read, row: h(doc, "div", {}, label, input) };
+};
+
+/** The dialog of one confirmation, waiting or answered. */
+export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLElement => {
+  const { doc } = context;
+  const title = context.nextId();
+  const description = context.nextId();
+  const waiting = item.answer === undefined;
+  const args = (item.args ?? {}) as Record<string, unknown>;
+  const editing = waiting && item.editable.length > 0 && typeof item.args === "object";
+  const fields = editing
+    ? item.editable.map((field) => fieldOf(context, field.name, field.schema, args[field.name]))
+    : [];
+  const fixed = editing
+    ? Object.fromEntries(
+        Object.entries(args).filter(([name]) => !item.editable.some((f) => f.name === name)),
+      )
+    : item.args;
+  // The alert holds the list (an alert role on the list itself would hide that it is one).
+  const issues = h(doc, "ul");
+  const problems = h(doc, "div", { class: "issues", role: "alert" }, issues);
+  problems.hidden = true;
+  const accept = h(
+    doc,
+    "button",
+    { type: "button", class: `accept${item.destructive ? " destructive" : ""}` },
+    item.action,
+  );
+  const decline = h(doc, "button", { type: "button", class: "decline" }, "Decline");
+  const edited = (): unknown => {
+    if (!editing) return undefined;
+    const next: Record<string, unknown> = { ...args };
+    for (const field of fields) {
+      const value = field.read();
+      if (value === undefined) delete next[field.name];
+      else next[field.name] = value;
+    }
+    return canonicalJson(next) === canonicalJson(args) ? undefined : next;
+  };
+  const answer = (accepted: boolean) => async () => {
+    accept.disabled = true;
+    decline.disabled = true;
+    const result = await context.onConfirm(item, accepted, accepted ? edited() : undefined);
+    if (result?._tag !== "InvalidEdit") return;
+    // Still asked: say what to fix, next to the field it is about.
+    accept.disabled = false;
+    decline.disabled = false;
+    issues.replaceChildren(
+      ...result.issues.map((issue) => h(doc, "li", {}, `${issue.path}: ${issue.message}`)),
+    );
+    problems.hidden = false;
+    for (const field of fields) {
+      const wrong = result.issues.some(
+        (issue) => issue.path === field.name || issue.path.startsWith(`${field.name}.`),
+      );
+      if (wrong) field.input.setAttribute("aria-invalid", "true");
+      else field.input.removeAttribute("aria-invalid");
+    }
+    (fields.find((f) => f.input.getAttribute("aria-invalid") === "true")?.input ?? accept).focus();
+  };
+  accept.addEventListener("click", answer(true));
+  decline.addEventListener("click", answer(false));
+  const heading =
+    item.label === undefined
+      ? h(doc, "h3", { id: title }, "Confirm ", h(doc, "code", { class: "tool" }, item.tool))
+      : h(doc, "h3", { id: title, class: "label" }, item.label);
+  const about =
+    item.label === undefined
+      ? h(doc, "p", { id: description, class: "description" }, item.description)
+      : h(
+          doc,
+          "p",
+          { id: description, class: "description about" },
+          h(doc, "code", { class: "tool" }, item.tool),
+          ` · ${item.description}`,
+        );
+  const ended = item.answer ?? "cancelled";
+  const said =
+    ended === "accepted" && item.edited === true ? "Accepted with your changes." : ANSWERS[ended];
+  return h(
+    doc,
+    "section",
+    {
+      class: `item confirm${waiting ? " waiting" : ""}${item.destructive ? " destructive" : ""}`,
+      role: "dialog",
+      "aria-modal": "false",
+      "aria-labelledby": title,
+      "aria-describedby": description,
+      tabindex: "-1",
+    },
+    heading,
+    item.label === undefined && about,
+    (!editing || Object.keys(fixed as object).length > 0) &&
+      h(doc, "pre", { class: "args", "aria-label": "Arguments" }, prettyJson(fixed)),
+    editing &&
+      h(
+        doc,
+        "fieldset",
+        { class: "edit" },
+        h(doc, "legend", {}, "You may change"),
+        ...fields.map((field) => field.row),
+      ),
+    editing && problems,
+    waiting
+      ? h(doc, "div", { class: "buttons" }, decline, accept)
+      : h(doc, "p", { class: "answer" }, said),
+    item.label !== undefined && about,
+  );
+};
