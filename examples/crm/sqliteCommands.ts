@@ -30,9 +30,13 @@ const Euros = Schema.Number.pipe(
 
 const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date as YYYY-MM-DD" }),
-  Schema.filter(
-    (s) => new Date(`${s}T00:00:00Z`).toISOString().startsWith(s) || "is not a real date",
-  ),
+  Schema.filter((s) => {
+    // `2026-13-45` matches the pattern but is no date: its Date is invalid (toISOString throws).
+    const day = new Date(`${s}T00:00:00Z`);
+    return (
+      (!Number.isNaN(day.getTime()) && day.toISOString().startsWith(s)) || "is not a real date"
+    );
+  }),
 );
 
 /** A customer, with what their unpaid invoices add up to. */

@@ -25,7 +25,7 @@ describe("GET /events", () => {
     const response = await t.call("events", { signal: controller.signal });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
-    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
     expect(response.headers.get("x-accel-buffering")).toBe("no");
     controller.abort();
     await readSse(response).done;

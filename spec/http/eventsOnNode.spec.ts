@@ -141,7 +141,7 @@ describe("event streams on node:http", () => {
     const client = await open("events");
     expect(client.res.statusCode).toBe(200);
     expect(client.res.headers["content-type"]).toBe("text/event-stream");
-    expect(client.res.headers["cache-control"]).toBe("no-cache");
+    expect(client.res.headers["cache-control"]).toBe("no-cache, no-transform");
     expect(client.res.headers["x-accel-buffering"]).toBe("no");
     await vi.waitFor(() => expect(seqsOf(client.text()).at(-1)).toBe(t.ada.lastSeq()));
     const onNode = client.text();

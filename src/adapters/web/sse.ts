@@ -35,10 +35,15 @@ export interface PullSource<T> {
   readonly cancel: () => void;
 }
 
-/** The headers of an event stream, on every host. */
+/**
+ * The headers of an event stream, on every host. `no-transform` keeps a
+ * compressor in front (Express's `compression`, Hono's `compress()`) from
+ * holding the stream back to compress it; `x-accel-buffering` does the same
+ * for nginx.
+ */
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
-  "cache-control": "no-cache",
+  "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 } as const;
 

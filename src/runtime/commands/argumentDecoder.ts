@@ -40,6 +40,16 @@ export const argumentDecoder = <A>(
   // Made at the first refusal: most commands are never refused.
   let report: ((input: unknown) => Either.Either<unknown, ParseResult.ParseError>) | undefined;
   return (input) => {
+    try {
+      return decideOrReport(input);
+    } catch (error) {
+      // A check of the app's schema that throws (a `filter` calling `toISOString` on an invalid
+      // date, say) refuses these arguments, naming the throw, rather than failing the turn.
+      const issue = new ParseResult.Type(schema.ast, input, checkThrew(error));
+      return Either.left(new ParseResult.ParseError({ issue }));
+    }
+  };
+  function decideOrReport(input: unknown): Either.Either<A, ParseResult.ParseError> {
     if (valueNestedDeeper(input, MAX_JSON_DEPTH)) {
       const issue = new ParseResult.Type(schema.ast, input, TOO_DEEP);
       return Either.left(new ParseResult.ParseError({ issue }));
@@ -56,7 +66,12 @@ export const argumentDecoder = <A>(
       if (Either.isRight(reported)) return decided;
       if (budget.skipped === 0 || reportOf(reported.left).capped) return Either.left(reported.left);
     }
-  };
+  }
+};
+
+const checkThrew = (error: unknown): string => {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `a check of the arguments threw (${text.split("\n")[0]?.slice(0, 200)}), so they were not accepted`;
 };
 
 /**
