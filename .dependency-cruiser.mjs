@@ -43,13 +43,29 @@ export default {
       severity: "error",
       comment:
         "An adapter translates at the edge: it imports runtime, machines and actors, its own folder and the shared web/ toolkit.",
-      from: { path: ADAPTER },
+      from: { path: ADAPTER, pathNot: "^src/adapters/react/" },
       to: {
         path: "^src/",
         pathNot: [
           "^src/(runtime|machines|actors)/",
           "^src/adapters/$1/",
           "^src/adapters/web/",
+          "^src/adapters/peer\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "react-binds-the-browser-store",
+      severity: "error",
+      comment:
+        "src/adapters/react is the browser store (ui/) as hooks: it imports what an adapter may and ui's modules, never ui's entry, which defines the panel element as it loads.",
+      from: { path: "^src/adapters/react/" },
+      to: {
+        path: "^src/",
+        pathNot: [
+          "^src/(runtime|machines|actors)/",
+          "^src/adapters/(react|web)/",
+          "^src/adapters/ui/(?!index\\.ts$)",
           "^src/adapters/peer\\.ts$",
         ],
       },
@@ -78,8 +94,9 @@ export default {
     {
       name: "browser-entry-has-no-node",
       severity: "error",
-      comment: "The browser code (src/adapters/ui) runs in a page: no Node built-ins.",
-      from: { path: "^src/adapters/ui/" },
+      comment:
+        "The browser code (src/adapters/ui, src/adapters/react) runs in a page: no Node built-ins.",
+      from: { path: "^src/adapters/(ui|react)/" },
       to: { dependencyTypes: ["core"] },
     },
   ],

@@ -9,6 +9,7 @@ import * as machines from "elyra-assistant/machines";
 import * as mcp from "elyra-assistant/mcp";
 import * as postgres from "elyra-assistant/postgres";
 import * as proxy from "elyra-assistant/proxy";
+import * as react from "elyra-assistant/react";
 import * as redis from "elyra-assistant/redis";
 import * as secrets from "elyra-assistant/secrets";
 import * as sqlite from "elyra-assistant/sqlite";
@@ -107,6 +108,8 @@ describe("public exports", () => {
         "ScriptInvalid",
         "StoreUnavailable",
         "answeringConfirmer",
+        "argumentsOf",
+        "checkCallPath",
         "codeCalls",
         "codeFinished",
         "codeRuns",
@@ -120,7 +123,9 @@ describe("public exports", () => {
         "faultRates",
         "faultyModel",
         "faultyStore",
+        "invalidArgumentsOf",
         "isFailure",
+        "mayRun",
         "memoryLeases",
         "memoryRateLimitStore",
         "memorySecrets",
@@ -138,6 +143,8 @@ describe("public exports", () => {
         "toMessage",
         "toStreamEvents",
         "toolCall",
+        "toolCallsOf",
+        "usersOf",
         "wordsOf",
       ]
     `);
@@ -160,6 +167,22 @@ describe("public exports", () => {
         "openAssistant",
         "panelItems",
         "stepHref",
+      ]
+    `);
+  });
+
+  it("elyra-assistant/react", () => {
+    expect(Object.keys(react).sort()).toMatchInlineSnapshot(`
+      [
+        "AssistantProvider",
+        "ConnectionError",
+        "HostError",
+        "assistantClient",
+        "createAssistantStore",
+        "isAppPath",
+        "stepHref",
+        "useAssistant",
+        "useLiveQuery",
       ]
     `);
   });
@@ -305,6 +328,7 @@ describe("public exports", () => {
           "mcp",
           "postgres",
           "proxy",
+          "react",
           "redis",
           "secrets",
           "sqlite",

@@ -78,6 +78,7 @@ export type {
 export { CONFIRM_LABEL_TIMEOUT_MS } from "./runtime/commands/confirmation.ts";
 export type { Issue } from "./runtime/commands/issues.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
+export type { McpToolHints } from "./runtime/commands/toolHints.ts";
 export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
 export type { EventStore, StoreChange } from "./runtime/log/eventStore.ts";
 export { AppendConflict } from "./runtime/log/eventStore.ts";
@@ -142,6 +143,7 @@ export type {
   ModelTool,
   ServerTool,
   StepOptions,
+  StopDetails,
   StopReason,
   TextBlock,
   ToolResultBlock,

@@ -3,8 +3,10 @@
  * its data in CRM_DATA_DIR (examples/crm/.data/ unless set). DATABASE_URL
  * puts the assistant's log in PostgreSQL; ASSISTANT_TOKEN and INSTANCE are
  * for several instances behind one balancer (`npm run cluster`): the token
- * they share, and the name each sends as `x-elyra-instance`.
+ * they share, and the name each sends as `x-elyra-instance`. ELYRA_INSPECT=1
+ * sends every actor of the assistant to Stately's inspector (inspector.ts).
  */
+import { inspectorFromEnv } from "./inspector.ts";
 import { startCrm } from "./server.ts";
 
 const port = process.env.PORT === undefined ? 3000 : Number(process.env.PORT);
@@ -25,8 +27,14 @@ const instance = env("INSTANCE");
 const dataDir = env("CRM_DATA_DIR");
 const hostname = env("HOST");
 
+const inspecting = await inspectorFromEnv(process.env).catch((error: unknown) => {
+  console.error(`ELYRA_INSPECT: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+
 const crm = await startCrm({
   port,
+  ...(inspecting === undefined ? {} : { inspect: inspecting.inspect }),
   ...(dataDir === undefined ? {} : { dataDir }),
   ...(hostname === undefined ? {} : { hostname }),
   ...(databaseUrl === undefined ? {} : { databaseUrl }),
@@ -51,9 +59,19 @@ const crm = await startCrm({
 console.log(`Elyra CRM: ${crm.url}${instance === undefined ? "" : ` (instance ${instance})`}`);
 console.log(`Model: ${crm.model}`);
 console.log(`Assistant log: ${crm.log}`);
+if (inspecting !== undefined)
+  console.log(
+    `Inspector: the assistant's actors go to @statelyai/inspect's relay on port ${inspecting.port} ` +
+      "(every interface: whoever reaches it sees the conversations). " +
+      `Open ${inspecting.url} in a browser on this machine; it frames Stately's inspector ` +
+      "from stately.ai, so that browser needs the internet.",
+  );
 
 const stop = () => {
-  void crm.close().then(() => process.exit(0));
+  void crm.close().then(() => {
+    inspecting?.close();
+    process.exit(0);
+  });
 };
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import {
   createHost,
   type EventStore,
+  type InspectObserver,
   type Model,
   memorySecrets,
   memoryStore,
@@ -68,6 +69,8 @@ export interface CrmOptions {
    * logged; `false` for none, and the panel shows no settings.
    */
   readonly secrets?: Secrets | false;
+  /** XState's inspection events of the assistant's actors (`createHost({ inspect })`): none unless given. */
+  readonly inspect?: InspectObserver;
 }
 
 export interface RunningCrm {
@@ -189,6 +192,7 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
     model: loggingFailures(choice.model),
     ...(keyed === undefined ? {} : { modelFor: (user) => loggingFailures(keyed.modelFor(user)) }),
     store,
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
 
   // Anyone who can load the page gets the token: it proves a request comes from

@@ -1,14 +1,9 @@
 /**
- * `export-machines [dir]`: each machine of `src/machines` as a JSON machine
- * config, to open in the Stately visualizer or re-create with
- * `createMachine(json)`.
- *
- * XState 5 offers `machine.toJSON()` (= `machine.definition`), but that is
- * the resolved definition, not a config: `initial` becomes an object that
- * `createMachine` rejects, and eventless (`always`) transitions are left out.
- * So the config the machine was made from is written instead, with every
- * function (context, inputs, params, inline actions and guards) replaced by
- * a name or left out, since JSON holds no code.
+ * `export-machines [dir] [--format json|stately]`: each machine of
+ * `src/machines` as a JSON machine config (to open in the Stately visualizer
+ * or re-create with `createMachine(json)`), or as a module whose
+ * `createMachine({...})` pastes into Stately's editor. Both are drawn from
+ * the machine's own config (`machineJson.ts`).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
@@ -19,8 +14,12 @@ import { confirmationMachine } from "../machines/confirmationMachine.ts";
 import { conversationMachine } from "../machines/conversationMachine.ts";
 import { supervisorMachine } from "../machines/supervisorMachine.ts";
 import type { CliIo } from "./cliCommand.ts";
+import { machineJson } from "./machineJson.ts";
+import { statelyModule } from "./statelyModule.ts";
 
-/** The machines exported, by the file name (without `.json`) each is written to. */
+export { INLINE, machineJson } from "./machineJson.ts";
+
+/** The machines exported, by the file name (without its extension) each is written to. */
 export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   supervisor: supervisorMachine,
   conversation: conversationMachine,
@@ -28,58 +27,6 @@ export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   coalescer: coalescerMachine,
   codeRun: codeRunMachine,
 };
-
-/** The name an inline guard, action or actor gets in the JSON. */
-export const INLINE = "inline";
-
-const ACTION_KEYS = new Set(["actions", "entry", "exit"]);
-
-const toJson = (value: unknown, key: string): unknown => {
-  if (typeof value === "function") {
-    // Built-in actions (assign, emit, enqueueActions…) carry their type, e.g. `xstate.assign`.
-    if (ACTION_KEYS.has(key)) {
-      const type = (value as { type?: unknown }).type;
-      return typeof type === "string" ? type : INLINE;
-    }
-    if (key === "guard" || key === "src") return INLINE;
-    return undefined; // context, input, output, params, a delay's function
-  }
-  if (Array.isArray(value)) {
-    return value.map((item) => toJson(item, key)).filter((item) => item !== undefined);
-  }
-  if (typeof value === "object" && value !== null) {
-    // An actor's logic given inline (not by name) has no JSON form.
-    if (key === "src") return INLINE;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const converted = toJson(v, ACTION_KEYS.has(key) && k !== "params" ? key : k);
-      if (converted !== undefined) out[k] = converted;
-    }
-    // `{ type: "log", params: fn }` with its params gone is just `"log"`; a guard's the same.
-    if (
-      (ACTION_KEYS.has(key) || key === "guard") &&
-      Object.keys(out).length === 1 &&
-      typeof out.type === "string"
-    )
-      return out.type;
-    return out;
-  }
-  return value;
-};
-
-/**
- * A machine's config as JSON: what `createMachine` takes and the Stately
- * visualizer imports. Named guards, actions, actors and delays keep their
- * names; inline ones are named {@link INLINE}.
- *
- * @example
- * ```ts
- * const json = machineJson(confirmationMachine);
- * createMachine(json as Parameters<typeof createMachine>[0]).id; // "confirmation"
- * ```
- */
-export const machineJson = (machine: AnyStateMachine): Record<string, unknown> =>
-  toJson(machine.config, "") as Record<string, unknown>;
 
 /** Each machine's file name and its JSON text. */
 export const machineFiles = (
@@ -90,28 +37,75 @@ export const machineFiles = (
     json: `${JSON.stringify(machineJson(machine), null, 2)}\n`,
   }));
 
-const USAGE = "usage: elyra-assistant export-machines [dir]  (default: ./machines)\n";
+/**
+ * Each machine's module for Stately's editor (`<name>.ts`, exporting
+ * `<name>Machine`) and its text; see {@link statelyModule}.
+ *
+ * @example
+ * ```ts
+ * for (const { file, text } of statelyFiles()) await writeFile(join("machines", file), text);
+ * ```
+ */
+export const statelyFiles = (
+  machines: Readonly<Record<string, AnyStateMachine>> = MACHINES,
+): ReadonlyArray<{ readonly file: string; readonly text: string }> =>
+  Object.entries(machines).map(([name, machine]) => ({
+    file: `${name}.ts`,
+    text: statelyModule(name, machine),
+  }));
+
+type Files = () => ReadonlyArray<{ readonly file: string; readonly text: string }>;
+
+const jsonFiles: Files = () => machineFiles().map(({ file, json }) => ({ file, text: json }));
+
+/** What `--format` takes: each format's files. */
+const FORMATS: Readonly<Record<string, Files>> = { json: jsonFiles, stately: () => statelyFiles() };
+
+const USAGE =
+  "usage: elyra-assistant export-machines [dir] [--format json|stately]  (default: ./machines, json)\n";
+
+type Parsed = { readonly dir: string; readonly files: Files } | { readonly error: string };
+
+/** `[dir] [--format json|stately]`, the format also as `--format=stately`. */
+const parse = (args: ReadonlyArray<string>): Parsed => {
+  const dirs: string[] = [];
+  let files = jsonFiles;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--format" || arg.startsWith("--format=")) {
+      const value = arg === "--format" ? args[++i] : arg.slice("--format=".length);
+      const format =
+        value === undefined || !Object.hasOwn(FORMATS, value) ? undefined : FORMATS[value];
+      if (format === undefined)
+        return { error: `--format takes json or stately, not ${JSON.stringify(value ?? "")}\n` };
+      files = format;
+    } else if (arg.startsWith("-")) return { error: `unknown option ${arg}\n` };
+    else dirs.push(arg);
+  }
+  if (dirs.length > 1) return { error: "" };
+  return { dir: dirs[0] ?? "machines", files };
+};
 
 /**
- * The `export-machines` subcommand: writes one JSON file per machine into
- * `dir` (created if missing) and lists them; 0 when written, 1 when a file
- * cannot be written, 2 on a usage error.
+ * The `export-machines` subcommand: writes one file per machine into `dir`
+ * (created if missing), JSON unless `--format stately`, and lists them; 0
+ * when written, 1 when a file cannot be written, 2 on a usage error.
  */
 export const exportMachinesCommand = async (args: string[], io: CliIo): Promise<number> => {
-  const unknown = args.find((arg) => arg.startsWith("-"));
-  if (unknown !== undefined || args.length > 1) {
-    io.stderr(unknown !== undefined ? `unknown option ${unknown}\n${USAGE}` : USAGE);
+  const parsed = parse(args);
+  if ("error" in parsed) {
+    io.stderr(`${parsed.error}${USAGE}`);
     return 2;
   }
-  const dir = resolve(io.cwd, args[0] ?? "machines");
+  const dir = resolve(io.cwd, parsed.dir);
   try {
     await mkdir(dir, { recursive: true });
-    for (const { file, json } of machineFiles()) {
-      await writeFile(join(dir, file), json);
+    for (const { file, text } of parsed.files()) {
+      await writeFile(join(dir, file), text);
       io.stdout(`${relative(io.cwd, join(dir, file))}\n`);
     }
   } catch (error) {
-    io.stderr(`cannot write to ${args[0] ?? "machines"}: ${(error as Error).message}\n`);
+    io.stderr(`cannot write to ${parsed.dir}: ${(error as Error).message}\n`);
     return 1;
   }
   return 0;

@@ -4,7 +4,7 @@
  * machines' own and cannot drift from them.
  */
 import type { AnyStateMachine } from "xstate";
-import { machineJson } from "./exportMachines.ts";
+import { machineJson } from "./machineJson.ts";
 
 type Config = Readonly<Record<string, unknown>>;
 

@@ -37,8 +37,8 @@ export const COMMANDS: ReadonlyArray<CliCommand> = [
   ),
   lazy(
     "export-machines",
-    "[dir]",
-    "Write each state machine as JSON for the Stately visualizer (default ./machines)",
+    "[dir] [--format json|stately]",
+    "Write each state machine as JSON, or as a module for Stately's editor (default ./machines)",
     async () => (await import("./exportMachines.ts")).exportMachinesCommand,
   ),
   lazy(

@@ -17,6 +17,19 @@ export {
 export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
 export { memorySecrets } from "../runtime/ports/secrets.ts";
 export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
+export {
+  type AppUser,
+  toolCallsOf,
+  type UsersOptions,
+  usersOf,
+} from "./appArbitraries.ts";
+export { argumentsOf, invalidArgumentsOf, type SentArguments } from "./arguments.ts";
+export {
+  type CallPathReport,
+  type CheckCallPathOptions,
+  checkCallPath,
+  type ExpectedEnding,
+} from "./checkCallPath.ts";
 export { answeringConfirmer, editingConfirmer, silentConfirmer } from "./confirmers.ts";
 export { countingIds } from "./countingIds.ts";
 export {
@@ -49,6 +62,7 @@ export {
   type StoreOpKind,
   StoreUnavailable,
 } from "./faultyStore.ts";
+export { type MayRun, type MayRunCall, type MayRunOptions, mayRun } from "./mayRun.ts";
 export {
   CODE_TOOL,
   type CodeRunScript,

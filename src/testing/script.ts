@@ -7,7 +7,7 @@
 import { Data } from "effect";
 import type { Usage } from "../runtime/log/events.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
-import type { ContentBlock, StopReason } from "../runtime/prompt/model.ts";
+import type { ContentBlock, StopDetails, StopReason } from "../runtime/prompt/model.ts";
 
 /** A script that cannot be played (pieces that do not join to their text): thrown when it is played. */
 export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{
@@ -51,6 +51,12 @@ export interface ScriptedReply {
   readonly toolCalls?: ReadonlyArray<ScriptedToolCall>;
   /** `tool_use` when there are tool calls, `end_turn` otherwise. */
   readonly stopReason?: StopReason;
+  /**
+   * The message's `stop_details` (a refusal's category and explanation):
+   * on the whole message, and in the stream's `message_delta` (null in its
+   * `message_start`). Left out of both unless given.
+   */
+  readonly stopDetails?: StopDetails;
   /** Token counts; input 10 and output 5 unless given. */
   readonly usage?: Partial<Usage>;
   readonly container?: { readonly id: string; readonly expiresAt: string };
@@ -132,6 +138,7 @@ export interface WireMessage {
   readonly content: ReadonlyArray<ContentBlock>;
   readonly stop_reason: StopReason;
   readonly stop_sequence: null;
+  readonly stop_details?: StopDetails | null;
   readonly usage: {
     readonly input_tokens: number;
     readonly output_tokens: number;
@@ -184,8 +191,20 @@ export const toolCall = (
   return { ...reply, toolCalls: [id === undefined ? { name, input } : { name, input, id }] };
 };
 
-/** A refusal: stop reason `refusal`, with whatever text came before it. */
-export const refuses = (text = ""): ScriptedReply => ({ text, stopReason: "refusal" });
+/**
+ * A refusal: stop reason `refusal`, with whatever text came before it, and
+ * the API's `stop_details` when given.
+ *
+ * @example
+ * ```ts
+ * const script = [refuses("", { type: "refusal", category: "cyber", explanation: null })];
+ * ```
+ */
+export const refuses = (text = "", stopDetails?: StopDetails): ScriptedReply => ({
+  text,
+  stopReason: "refusal",
+  ...(stopDetails === undefined ? {} : { stopDetails }),
+});
 
 /**
  * An API error.
@@ -242,6 +261,7 @@ export const toMessage = (reply: ScriptedReply, ids: Ids, model?: string): WireM
     content,
     stop_reason: reply.stopReason ?? (calls.length > 0 ? "tool_use" : "end_turn"),
     stop_sequence: null,
+    ...(reply.stopDetails === undefined ? {} : { stop_details: reply.stopDetails }),
     usage: {
       input_tokens: usage.inputTokens ?? 10,
       output_tokens: usage.outputTokens ?? 5,

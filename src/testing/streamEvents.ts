@@ -22,8 +22,8 @@ const INPUT_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
 /**
  * The events of a streamed reply, in the API's order: `message_start`, a
  * `ping`, per block `content_block_start` → `content_block_delta`* →
- * `content_block_stop`, then `message_delta` (stop reason, output tokens,
- * container) and `message_stop`. Faults (`cutAfter`, `errorAfter`, …) are
+ * `content_block_stop`, then `message_delta` (stop reason, stop details,
+ * output tokens, container) and `message_stop`. Faults (`cutAfter`, `errorAfter`, …) are
  * not applied here; the stand-in applies them to this list.
  *
  * @example
@@ -43,13 +43,15 @@ export const streamOf = (
   message: WireMessage,
   reply: ScriptedReply,
 ): ReadonlyArray<WireStreamEvent> => {
-  const { content, stop_reason, usage, container, ...rest } = message;
+  const { content, stop_reason, stop_details, usage, container, ...rest } = message;
   const events: WireStreamEvent[] = [
     {
       type: "message_start",
       message: {
         ...rest,
         ...(container === undefined ? {} : { container }),
+        // As the API: the details come with the stop reason, in message_delta.
+        ...(stop_details === undefined ? {} : { stop_details: null }),
         content: [],
         stop_reason: null,
         usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) },
@@ -70,6 +72,7 @@ export const streamOf = (
       delta: {
         stop_reason,
         stop_sequence: null,
+        ...(stop_details === undefined ? {} : { stop_details }),
         ...(container === undefined ? {} : { container }),
       },
       usage: { output_tokens: usage.output_tokens },

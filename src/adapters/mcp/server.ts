@@ -3,12 +3,12 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type CallPath, createCallPath } from "../../runtime/calls/callPath.ts";
 import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
 import type { App } from "../../runtime/commands/app.ts";
-import { offered, toolOf } from "../../runtime/commands/catalog.ts";
+import { toolOf } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { elicitationConfirmer } from "./elicitationConfirmer.ts";
 import { callResultOf } from "./results.ts";
 import { serverSdk, typesSdk } from "./sdk.ts";
-import { mcpToolOf } from "./tools.ts";
+import { mcpToolOf, mcpToolsOf } from "./tools.ts";
 
 /** Options of {@link mcpServer}; every one has a default. */
 export interface McpServerOptions {
@@ -76,7 +76,7 @@ export const mcpServerRunning = (
       : (options.user as User);
 
   server.setRequestHandler(typesSdk.ListToolsRequestSchema, () => ({
-    tools: offered(app, "mcp").map(mcpToolOf),
+    tools: mcpToolsOf(app),
   }));
 
   server.setRequestHandler(

@@ -1,12 +1,17 @@
-import type { Tool } from "../../runtime/commands/catalog.ts";
+import type { App, Grant } from "../../runtime/commands/app.ts";
+import { offered, type Tool } from "../../runtime/commands/catalog.ts";
 import type { JsonSchema } from "../../runtime/commands/command.ts";
+import { annotationsOf, type McpAnnotations } from "./annotations.ts";
 
 /** A tool as MCP lists it: MCP wants an object schema at the root of both schemas. */
 export interface McpTool {
   readonly name: string;
+  /** For people; also `annotations.title`, for clients that read only that. */
+  readonly title?: string;
   readonly description: string;
   readonly inputSchema: JsonSchema & { readonly type: "object" };
   readonly outputSchema?: JsonSchema & { readonly type: "object" };
+  readonly annotations?: McpAnnotations;
 }
 
 /**
@@ -31,16 +36,38 @@ export const objectSchemaOf = (
   return { ...rest, ...target, type: "object", $defs: defs };
 };
 
-/** A catalog tool as MCP lists it. */
-export const mcpToolOf = (tool: Tool): McpTool => {
+/** A catalog tool as MCP lists it, without what its grant adds (see {@link mcpToolsOf}). */
+export const mcpToolOf = (tool: Tool): McpTool => listed(tool, undefined);
+
+/**
+ * The tools of the app's MCP grant as `tools/list` answers them, sorted by
+ * name: each with its title and annotations ({@link annotationsOf}).
+ *
+ * @example
+ * ```ts
+ * mcpToolsOf(app).map((tool) => [tool.name, tool.annotations?.destructiveHint]);
+ * ```
+ */
+export const mcpToolsOf = (app: App): ReadonlyArray<McpTool> => {
+  const grant = app.mcp;
+  if (grant === undefined) return [];
+  return offered(app, "mcp").map((tool) => listed(tool, grant));
+};
+
+const listed = (tool: Tool, grant: Grant | undefined): McpTool => {
   const outputSchema = objectSchemaOf(tool.outputSchema);
+  const command = grant?.tools.get(tool.name);
+  const annotations =
+    command === undefined || grant === undefined ? undefined : annotationsOf(command, grant);
   return {
     name: tool.name,
+    ...(annotations === undefined ? {} : { title: annotations.title }),
     description: tool.description,
     inputSchema: (objectSchemaOf(tool.inputSchema) ?? {
       type: "object",
       ...tool.inputSchema,
     }) as McpTool["inputSchema"],
     ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(annotations === undefined ? {} : { annotations }),
   };
 };

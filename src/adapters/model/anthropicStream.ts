@@ -322,6 +322,8 @@ class Gatherer {
     const delta = (event.delta ?? {}) as Record<string, unknown>;
     this.#message.stop_reason = delta.stop_reason;
     this.#message.stop_sequence = delta.stop_sequence;
+    // Null at message_start; the delta's, when it sends any, says more about the stop reason.
+    if (delta.stop_details !== undefined) this.#message.stop_details = delta.stop_details;
     if (delta.container != null) this.#message.container = delta.container;
     // Counters here are whole-message totals, sent when they apply: they overwrite, never add.
     for (const [key, value] of Object.entries((event.usage ?? {}) as Record<string, unknown>)) {

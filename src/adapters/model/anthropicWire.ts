@@ -11,7 +11,7 @@ import type {
   ModelRequest,
   ModelResponse,
 } from "../../runtime/prompt/model.ts";
-import { kindOfStatus, kindOfType, ModelError } from "../../runtime/prompt/model.ts";
+import { kindOfStatus, kindOfType, ModelError, stopDetailsOf } from "../../runtime/prompt/model.ts";
 import { sdk } from "./anthropicSdk.ts";
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
@@ -40,16 +40,19 @@ export const toResponse = (message: unknown): ModelResponse => {
   if (typeof message !== "object" || message === null) {
     throw new ModelError({ kind: "decode", message: "the response is not a JSON message" });
   }
-  const { content, stop_reason, usage, container } = message as Partial<Anthropic.Message>;
+  const { content, stop_reason, stop_details, usage, container } =
+    message as Partial<Anthropic.Message>;
   if (!Array.isArray(content) || typeof stop_reason !== "string" || usage === undefined) {
     throw new ModelError({
       kind: "decode",
       message: "the response has no content, stop reason or usage",
     });
   }
+  const stopDetails = stopDetailsOf(stop_details);
   return {
     content: content as ReadonlyArray<ContentBlock>,
     stopReason: stop_reason,
+    ...(stopDetails === undefined ? {} : { stopDetails }),
     usage: {
       inputTokens: usage.input_tokens,
       outputTokens: usage.output_tokens,

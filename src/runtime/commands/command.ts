@@ -6,6 +6,7 @@ import { argumentDecoder } from "./argumentDecoder.ts";
 import { type ConfirmationSpec, type ConfirmLabel, confirmationOf } from "./confirmation.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { RunOrigin, User } from "./origin.ts";
+import { type McpToolHints, toolHintsOf } from "./toolHints.ts";
 
 /** What a command's `run` gets besides its arguments. */
 export interface CommandContext {
@@ -30,6 +31,12 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly name: string;
   /** Written for the model and for people: what it does, when to use it. */
   readonly description: string;
+  /**
+   * A title for people, one line of at most 100 characters, such as "Delete
+   * customer": the MCP tool's title. Default: the name in words
+   * (`customers_destroy` → "Customers destroy").
+   */
+  readonly title?: string;
   /** The ability it takes. Without one the command is never a tool. */
   readonly can?: string;
   /** Read-only and cheap: it may back a live query of a window. */
@@ -70,6 +77,13 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
    * limit) and run instead of the model's; the model is told what ran.
    */
   readonly editable?: ReadonlyArray<keyof F & string>;
+  /**
+   * The MCP tool's annotations, each overriding what is derived: `title`,
+   * `readOnlyHint` (default `live`), `destructiveHint` (default: destructive
+   * or confirmed by the MCP grant, never for a read-only tool),
+   * `idempotentHint` (sent only when given), `openWorldHint` (default false).
+   */
+  readonly mcp?: McpToolHints;
   /** Does the work. Throwing (or rejecting) is a failed call the model is told about. */
   readonly run: (
     args: Schema.Struct.Type<F>,
@@ -81,6 +95,8 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
 export interface Command<A = unknown, R = unknown> {
   readonly name: string;
   readonly description: string;
+  /** The declared title, trimmed; MCP falls back to the name in words. */
+  readonly title?: string;
   readonly can: string | undefined;
   readonly live: boolean;
   /** The resources a successful call changes (their live queries run again). */
@@ -100,6 +116,8 @@ export interface Command<A = unknown, R = unknown> {
   readonly run: (args: A, ctx: CommandContext) => R | Promise<R>;
   /** How the user is asked when the grant asks first: label, destructive, editable arguments. */
   readonly confirmation: ConfirmationSpec<A>;
+  /** The declared MCP hints, checked (`mcp` of the declaration). */
+  readonly mcp?: McpToolHints;
   /**
    * Decodes untrusted input; properties the schema lacks are errors. Input
    * nested deeper than 64 levels is refused before it is decoded; a refusal
@@ -138,7 +156,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  *
  * @throws {CommandDefinitionError} for a bad name, an ability that is not one,
  * a schema that has no JSON Schema, or a link that is not an app path or names
- * a placeholder that is neither an argument nor `result.<field>`.
+ * a placeholder that is neither an argument nor `result.<field>`, or a
+ * `title` or `mcp` hint that is not one.
  *
  * @example
  * ```ts
@@ -207,6 +226,8 @@ export const defineCommand = <
   }
   const confirmation = confirmationOf<Schema.Struct.Type<F>>(spec, argumentNames, inputSchema);
   if (typeof confirmation === "string") fail(confirmation);
+  const hints = toolHintsOf(spec);
+  if (typeof hints === "string") fail(hints);
   const decode = argumentDecoder(args);
   const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
   return {
@@ -225,6 +246,7 @@ export const defineCommand = <
     outputSchema,
     run: spec.run as Command<Schema.Struct.Type<F>, Schema.Schema.Type<R>>["run"],
     confirmation: confirmation as ConfirmationSpec<Schema.Struct.Type<F>>,
+    ...(hints as Exclude<typeof hints, string>),
     decode,
     encodeResult: (value) => (encode === undefined ? Either.right(value) : encode(value)),
   };

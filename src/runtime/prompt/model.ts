@@ -3,7 +3,8 @@
  * are the Messages API's own wire shapes (a subset), so adapters pass them
  * through and the runtime needs no SDK.
  */
-import { Data, Predicate } from "effect";
+import { Data, Option, Predicate, Schema } from "effect";
+import { clip } from "../clip.ts";
 import type { Usage } from "../log/events.ts";
 
 export type TextBlock = { readonly type: "text"; readonly text: string };
@@ -58,6 +59,60 @@ export type StopReason =
   | "model_context_window_exceeded"
   | (string & {});
 
+/**
+ * Why the model stopped, in more detail than the stop reason: the Messages
+ * API's `stop_details`, today a refusal's (`type: "refusal"`).
+ */
+export interface StopDetails {
+  /** What the details are of: `refusal`, or a kind the API adds later. */
+  readonly type: "refusal" | (string & {});
+  /**
+   * A refusal's policy category (`cyber`, `bio`, `frontier_llm`,
+   * `reasoning_extraction`, `general_harms`, or one added later), or null
+   * when it maps to none.
+   */
+  readonly category: string | null;
+  /**
+   * The API's explanation for people, not guaranteed stable, or null when
+   * it has none; cut at 1 000 characters.
+   */
+  readonly explanation: string | null;
+}
+
+/** The longest `StopDetails.explanation` kept. */
+const MAX_EXPLANATION = 1_000;
+/** The longest `StopDetails.category` kept; the API's are one word. */
+const MAX_CATEGORY = 64;
+
+const WireStopDetails = Schema.Struct({
+  type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+  category: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  explanation: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+});
+const decodeStopDetails = Schema.decodeUnknownOption(WireStopDetails);
+
+/**
+ * The API's `stop_details` as {@link StopDetails}: its type, category and
+ * explanation (other fields dropped, long text cut), or undefined when it is
+ * null, absent or not such an object. It only explains the stop reason, so a
+ * malformed one is left out rather than failing an answer that is whole.
+ *
+ * @example
+ * ```ts
+ * stopDetailsOf({ type: "refusal", category: "cyber", explanation: null });
+ * // { type: "refusal", category: "cyber", explanation: null }
+ * ```
+ */
+export const stopDetailsOf = (value: unknown): StopDetails | undefined =>
+  Option.match(value == null ? Option.none() : decodeStopDetails(value), {
+    onNone: () => undefined,
+    onSome: ({ type, category, explanation }) => ({
+      type,
+      category: category === null ? null : clip(category, MAX_CATEGORY),
+      explanation: explanation === null ? null : clip(explanation, MAX_EXPLANATION),
+    }),
+  });
+
 export interface ModelRequest {
   readonly model: string;
   readonly system: string;
@@ -71,6 +126,8 @@ export interface ModelRequest {
 export interface ModelResponse {
   readonly content: ReadonlyArray<ContentBlock>;
   readonly stopReason: StopReason;
+  /** More on the stop reason, when the API gave any: a refusal's category and explanation. */
+  readonly stopDetails?: StopDetails;
   readonly usage: Usage;
   readonly container?: { readonly id: string; readonly expiresAt?: string };
 }

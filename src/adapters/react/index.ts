@@ -1,0 +1,41 @@
+/**
+ * elyra-assistant/react: the browser store (`elyra-assistant/ui`) as React
+ * hooks. `<AssistantProvider client={…}>` shares one window's client and
+ * store; `useAssistant()` reads the snapshot with `useSyncExternalStore` and
+ * gives the actions; `useLiveQuery(command, args)` follows a live query.
+ * React (18.3 or 19) is an optional peer: without it this entry fails on
+ * import, naming the package to install. Safe to import and render on a
+ * server: nothing touches `window` or opens a stream until a component
+ * mounts in a browser. The client, the store and the link check are
+ * exported here too: `elyra-assistant/ui` defines `<elyra-assistant-panel>`
+ * when it loads, and would bring the built-in panel into a React app's bundle.
+ *
+ * @packageDocumentation
+ */
+
+export { isAppPath } from "../../runtime/commands/link.ts";
+export type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
+export type {
+  AssistantSnapshot,
+  AssistantStore,
+  AssistantStoreOptions,
+  WaitingQuestion,
+} from "../ui/assistantStore.ts";
+export { createAssistantStore } from "../ui/assistantStore.ts";
+export type {
+  AssistantClient,
+  AssistantClientOptions,
+  ConfirmEcho,
+  ConfirmResult,
+  LiveResult,
+} from "../ui/client.ts";
+export { assistantClient } from "../ui/client.ts";
+export type { AssistantError } from "../ui/errors.ts";
+export { ConnectionError, HostError } from "../ui/errors.ts";
+export { stepHref } from "../ui/links.ts";
+export type { AssistantContextValue, AssistantProviderProps } from "./provider.ts";
+export { AssistantProvider } from "./provider.ts";
+export type { AssistantActions, UseAssistant } from "./useAssistant.ts";
+export { useAssistant } from "./useAssistant.ts";
+export type { LiveQueryState } from "./useLiveQuery.ts";
+export { useLiveQuery } from "./useLiveQuery.ts";

@@ -1,0 +1,111 @@
+/**
+ * What a command says about itself to MCP clients, beyond its name and
+ * description: a human title and the hints MCP calls tool annotations
+ * (read-only, destructive, idempotent, open world). Declared on the command
+ * (`title`, `mcp`); checked by `defineCommand`. The MCP adapter derives the
+ * hints a command leaves out from the command and the grant.
+ */
+
+/**
+ * A command's own word on its MCP tool, overriding what is derived. The
+ * names are MCP's (`ToolAnnotations`); each is a hint to the client, never
+ * a rule the server keeps: a tool the grant confirms is asked first whatever
+ * it says here.
+ */
+export interface McpToolHints {
+  /** The tool's title for people, 1 to 100 characters; default the command's `title`. */
+  readonly title?: string;
+  /** It changes nothing. Default: the command is `live`. */
+  readonly readOnlyHint?: boolean;
+  /**
+   * It may delete or overwrite, not only add. Default: the command is
+   * destructive (`destructive`, or a verb such as `delete`) or the MCP grant
+   * confirms its ability; false for a read-only tool, which may not say true.
+   */
+  readonly destructiveHint?: boolean;
+  /** Calling it again with the same arguments changes nothing more. Sent only when declared. */
+  readonly idempotentHint?: boolean;
+  /** It reaches outside the app (the web, email, another system). Default false. */
+  readonly openWorldHint?: boolean;
+}
+
+/** The longest title, `title` or `mcp.title`. */
+export const MAX_TITLE = 100;
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+const FIELDS: ReadonlySet<string> = new Set(["title", ...HINTS]);
+
+/** A command's title and MCP hints, as `defineCommand` keeps them. */
+export interface ToolHints {
+  readonly title?: string;
+  readonly mcp?: McpToolHints;
+}
+
+/**
+ * Checks a command's `title` and `mcp`; returns them (titles trimmed), or
+ * the problem as a sentence when the declaration is wrong.
+ */
+export const toolHintsOf = (spec: {
+  readonly title?: unknown;
+  readonly mcp?: unknown;
+  readonly live?: unknown;
+}): ToolHints | string => {
+  const title = titleOf(spec.title, "title");
+  if (title instanceof Problem) return title.sentence;
+  if (spec.mcp === undefined) return title === undefined ? {} : { title };
+  const mcp = spec.mcp;
+  if (typeof mcp !== "object" || mcp === null || Array.isArray(mcp))
+    return "mcp must be an object of hints: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint";
+  const fields = mcp as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !FIELDS.has(key));
+  if (unknown !== undefined)
+    return `mcp has no hint ${JSON.stringify(unknown)}: it takes title, readOnlyHint, destructiveHint, idempotentHint and openWorldHint`;
+  const hints: Record<string, unknown> = {};
+  const mcpTitle = titleOf(fields.title, "mcp.title");
+  if (mcpTitle instanceof Problem) return mcpTitle.sentence;
+  if (mcpTitle !== undefined) hints.title = mcpTitle;
+  for (const hint of HINTS) {
+    const value = fields[hint];
+    if (value === undefined) continue;
+    if (typeof value !== "boolean") return `mcp.${hint} must be true or false`;
+    hints[hint] = value;
+  }
+  const readOnly = (hints.readOnlyHint as boolean | undefined) ?? spec.live === true;
+  if (readOnly && hints.destructiveHint === true)
+    return "mcp.destructiveHint can't be true for a read-only tool (live, or mcp.readOnlyHint)";
+  return {
+    ...(title === undefined ? {} : { title }),
+    mcp: hints as McpToolHints,
+  };
+};
+
+class Problem {
+  constructor(readonly sentence: string) {}
+}
+
+const titleOf = (value: unknown, what: string): string | undefined | Problem => {
+  if (value === undefined) return undefined;
+  const text = typeof value === "string" ? value.trim() : "";
+  if (text === "" || text.length > MAX_TITLE || /[\r\n]/.test(text))
+    return new Problem(`${what} must be one line of 1 to ${MAX_TITLE} characters`);
+  return text;
+};
+
+/**
+ * A tool name as a title: its words, split at `_`, `-` and case changes,
+ * the first capitalized, the rest lower case but for acronyms.
+ *
+ * @example
+ * ```ts
+ * humanTitle("customers_destroy"); // "Customers destroy"
+ * humanTitle("getPDFReport"); // "Get PDF report"
+ * ```
+ */
+export const humanTitle = (name: string): string => {
+  const words = name
+    .split(/[_\-\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/)
+    .filter((word) => word !== "")
+    .map((word) => (/^[A-Z0-9]{2,}$/.test(word) ? word : word.toLowerCase()));
+  const [first = name, ...rest] = words;
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
+};
