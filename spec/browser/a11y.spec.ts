@@ -14,25 +14,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Model, ModelError } from "elyra-assistant";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { DEMO_NOTICE, demoModel } from "../../examples/crm/demoModel.ts";
 import { type RunningCrm, startCrm } from "../../examples/crm/server.ts";
 import { formatViolations, severeViolations } from "./axe.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 /** The demo model, slow enough to be caught mid-answer; a prompt with "overloaded" in it fails as Claude does when it is. */
 const model = (): Model => {
@@ -61,7 +51,7 @@ const open = async (viewport: { width: number; height: number }): Promise<Opened
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const running = await startCrm({ port: 0, dataDir: dir, model: model(), notice: DEMO_NOTICE });
   cleanup.push(running.close);
-  const page = await browser.newPage({ viewport });
+  const page = await newPage({ viewport });
   cleanup.push(() => page.close());
   await page.goto(`${running.url}/#/customers`);
   await page.locator("main table tbody tr").first().waitFor();

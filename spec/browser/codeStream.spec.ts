@@ -9,23 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { codeFinished, codeRuns, fakeModel } from "elyra-assistant/testing";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startCrm } from "../../examples/crm/server.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 const CODE = `invoices = await invoices_index({"overdue": True})
 late = [i for i in invoices if i["amount"] > 1000]
@@ -53,7 +42,7 @@ describe.skipIf(!haveChromium)(browserSuite("code streamed in Chromium"), () => 
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const running = await startCrm({ port: 0, dataDir: dir, model, notice: null });
     cleanup.push(running.close);
-    const page = await browser.newPage();
+    const page = await newPage();
     cleanup.push(() => page.close());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));

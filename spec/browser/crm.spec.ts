@@ -11,23 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { fakeModel } from "elyra-assistant/testing";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { type RunningCrm, startCrm } from "../../examples/crm/server.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 /** The CRM on a fresh database with a scripted model, and a page on it. */
 const crm = async (model: ReturnType<typeof fakeModel>, route = "#/customers") => {
@@ -35,7 +25,7 @@ const crm = async (model: ReturnType<typeof fakeModel>, route = "#/customers") =
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const running: RunningCrm = await startCrm({ port: 0, dataDir: dir, model, notice: null });
   cleanup.push(running.close);
-  const page = await browser.newPage();
+  const page = await newPage();
   cleanup.push(() => page.close());
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));

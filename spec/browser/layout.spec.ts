@@ -10,24 +10,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { DEMO_NOTICE, demoModel } from "../../examples/crm/demoModel.ts";
 import { startCrm } from "../../examples/crm/server.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 /** The CRM on a fresh database with the demo model, and a page of that size on a list. */
 const crm = async (viewport: { width: number; height: number }, route: string) => {
@@ -40,7 +30,7 @@ const crm = async (viewport: { width: number; height: number }, route: string) =
     notice: DEMO_NOTICE,
   });
   cleanup.push(running.close);
-  const page = await browser.newPage({ viewport });
+  const page = await newPage({ viewport });
   cleanup.push(() => page.close());
   await go(page, `${running.url}/${route}`);
   await panel(page).locator("textarea").waitFor({ state: "attached" });

@@ -7,24 +7,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoModel } from "../../examples/crm/demoModel.ts";
 import { startCrm } from "../../examples/crm/server.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 describe.skipIf(!haveChromium)(browserSuite("the window note's count in Chromium"), () => {
   it("240 invoices selected: the demo model says how many the note left out", async () => {
@@ -32,7 +21,7 @@ describe.skipIf(!haveChromium)(browserSuite("the window note's count in Chromium
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const running = await startCrm({ port: 0, dataDir: dir, model: demoModel(), notice: null });
     cleanup.push(running.close);
-    const page = await browser.newPage();
+    const page = await newPage();
     cleanup.push(() => page.close());
     await page.goto(`${running.url}/#/invoices`);
     const box = page.locator("elyra-assistant-panel textarea");

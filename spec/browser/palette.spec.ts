@@ -8,24 +8,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { demoModel } from "../../examples/crm/demoModel.ts";
 import { startCrm } from "../../examples/crm/server.ts";
-import { browserSuite, haveChromium, launch } from "./chromium.ts";
+import { browserSuite, haveChromium } from "./chromium.ts";
+import { chromiumSession } from "./session.ts";
 
-let browser: Browser;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-
-beforeAll(async () => {
-  if (haveChromium) browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
+const { cleanup, newPage } = chromiumSession();
 
 /** The CRM on a fresh database, on a free port, with the offline demo model; a page on it. */
 const crm = async (route = "#/customers") => {
@@ -38,7 +28,7 @@ const crm = async (route = "#/customers") => {
     notice: null,
   });
   cleanup.push(running.close);
-  const page = await browser.newPage();
+  const page = await newPage();
   cleanup.push(() => page.close());
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));

@@ -3,39 +3,10 @@
  * may import the ui adapter's store and client but not ui's entry (which
  * defines the panel element), no other adapter, and no Node built-in.
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { layerCruiser } from "../fixtures/cruise.ts";
 
-const repo = join(import.meta.dirname, "..", "..");
-const depcruise = join(repo, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
-const work = mkdtempSync(join(tmpdir(), "elyra-react-layers-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** A tree of `files` (path → imports), cruised with the repository's rules. */
-const cruise = (name: string, files: Record<string, string[]>) => {
-  const root = join(work, name);
-  mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, "tsconfig.json"), "{}");
-  for (const [path, imports] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    const lines = imports.map(
-      (to, i) => `import * as m${i} from "${to}";\nexport const u${i} = m${i};`,
-    );
-    writeFileSync(join(root, path), `${lines.join("\n")}\nexport const here = 1;\n`);
-  }
-  return new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [depcruise, "src", "--config", join(repo, ".dependency-cruiser.mjs"), "--output-type", "err"],
-      { cwd: root },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr }),
-    );
-  });
-};
+const cruise = layerCruiser("elyra-react-layers-");
 
 const CLEAN = {
   "src/runtime/command.ts": [],
