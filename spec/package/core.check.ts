@@ -89,6 +89,7 @@ describe("core only: npm install elyra-assistant effect", () => {
       "/postgres": "pg",
       "/mcp": "@modelcontextprotocol/sdk",
       "/anthropic": "@anthropic-ai/sdk",
+      "/react": "react",
     };
     for (const [entry, peer] of Object.entries(peers)) {
       expect(results[`elyra-assistant${entry}`]).toEqual({

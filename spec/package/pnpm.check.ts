@@ -40,7 +40,7 @@ describe("pnpm add elyra-assistant effect@3", () => {
     for (const entry of ["", "/testing", "/http", "/proxy", "/secrets", "/ui", "/machines"]) {
       expect(results[`elyra-assistant${entry}`]?.exports, entry).toBeGreaterThan(0);
     }
-    for (const entry of ["/sqlite", "/redis", "/postgres", "/mcp", "/anthropic"]) {
+    for (const entry of ["/sqlite", "/redis", "/postgres", "/mcp", "/anthropic", "/react"]) {
       expect(results[`elyra-assistant${entry}`]?.tag, entry).toBe("MissingPeerDependency");
     }
   });
