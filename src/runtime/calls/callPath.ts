@@ -78,6 +78,25 @@ const NEVER_ABORTED = new AbortController().signal;
 /** How a question ended, with the arguments the user approved when they changed them. */
 type Answered = { readonly answer: ConfirmAnswer; readonly edited?: unknown };
 
+type Admission =
+  | { readonly _tag: "Admitted"; readonly args: unknown }
+  | { readonly _tag: "Refused"; readonly outcome: CallOutcome };
+
+const refused = (outcome: CallOutcome): Admission => ({ _tag: "Refused", outcome });
+
+/** 5. The arguments, decoded with the command's schema. */
+const decodeArguments = (
+  command: Command,
+  input: unknown,
+  callId: string,
+  tool: string,
+): Admission => {
+  const decoded = command.decode(input);
+  return Either.isLeft(decoded)
+    ? refused({ _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) })
+    : { _tag: "Admitted", args: decoded.right };
+};
+
 /** The edit check a dialog is told of: the command's own decoding of the whole arguments. */
 const checkEditOf =
   (command: Command) =>
@@ -158,7 +177,8 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     const ability = command.can as string;
     if (!grant.covers(ability)) return { _tag: "UnknownTool", callId, tool };
     // 3–5. The user's ability, the rate limit, the arguments.
-    const admitted = await admit(command, grant, call.input, ctx, callId, tool);
+    const admission = admit(command, grant, call.input, ctx, callId, tool);
+    const admitted = admission instanceof Promise ? await admission : admission;
     if (admitted._tag === "Refused") return admitted.outcome;
     let decoded: unknown = admitted.args;
     let input: unknown = call.input;
@@ -239,19 +259,19 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     return outcome;
   };
 
-  /** Steps 3 to 5, for the model's arguments and again for arguments the user edited. */
-  const admit = async (
+  /**
+   * Steps 3 to 5, for the model's arguments and again for arguments the user
+   * edited. Synchronous unless the rate-limit store answers with a promise:
+   * a call on the in-memory store waits on no extra turn of the event loop.
+   */
+  const admit = (
     command: Command,
     grant: Grant,
     input: unknown,
     ctx: CallContext,
     callId: string,
     tool: string,
-  ): Promise<
-    | { readonly _tag: "Admitted"; readonly args: unknown }
-    | { readonly _tag: "Refused"; readonly outcome: CallOutcome }
-  > => {
-    const refused = (outcome: CallOutcome) => ({ _tag: "Refused" as const, outcome });
+  ): Admission | Promise<Admission> => {
     const ability = command.can as string;
     // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
     if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability)) {
@@ -259,26 +279,24 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     }
     // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
     const limit = command.rateLimit ?? grant.rateLimit;
-    if (limit !== undefined) {
-      let decision: RateDecision;
-      try {
-        const taken = rateLimits.take(
-          `${grant.surface}\u0000${ctx.scope}\u0000${tool}`,
-          limit,
-          clock.now(),
-        );
-        decision = taken instanceof Promise ? await taken : taken;
-      } catch {
-        return refused({ _tag: "RateLimitUnavailable", callId, tool });
-      }
-      if (decision._tag === "Limited")
-        return refused({ _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs });
+    if (limit === undefined) return decodeArguments(command, input, callId, tool);
+    let taken: RateDecision | Promise<RateDecision>;
+    try {
+      taken = rateLimits.take(
+        `${grant.surface}\u0000${ctx.scope}\u0000${tool}`,
+        limit,
+        clock.now(),
+      );
+    } catch {
+      return refused({ _tag: "RateLimitUnavailable", callId, tool });
     }
-    // 5. Arguments.
-    const decoded = command.decode(input);
-    if (Either.isLeft(decoded))
-      return refused({ _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) });
-    return { _tag: "Admitted", args: decoded.right };
+    const decided = (decision: RateDecision): Admission =>
+      decision._tag === "Limited"
+        ? refused({ _tag: "RateLimited", callId, tool, retryAfterMs: decision.retryAfterMs })
+        : decodeArguments(command, input, callId, tool);
+    return taken instanceof Promise
+      ? taken.then(decided, () => refused({ _tag: "RateLimitUnavailable", callId, tool }))
+      : decided(taken);
   };
 
   const confirm = (
