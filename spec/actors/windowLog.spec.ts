@@ -19,4 +19,19 @@ describe("windowLog", () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]).toBeInstanceOf(StoreContractBroken);
   });
+
+  it("a store whose append resolves with more events than it was given: StoreContractBroken too", async () => {
+    const inner = memoryStore();
+    const store: EventStore = {
+      ...inner,
+      append: async (stream, events, expectedSeq) => {
+        const stored = await inner.append(stream, events, expectedSeq);
+        return [...stored, ...stored];
+      },
+    };
+    const log = windowLog(store, "conversation/w1", simulatedClock(0), () => undefined);
+    await expect(log.append({ _tag: "Reset", turn: 0 })).rejects.toThrow(
+      'EventStore: an append of one event to "conversation/w1" resolved with 2: append must resolve with the events it wrote',
+    );
+  });
 });

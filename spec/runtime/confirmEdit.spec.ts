@@ -289,6 +289,14 @@ describe("edit before approve", () => {
     expect(ran).toEqual([{ id: 7, amount: 120 }]);
   });
 
+  it("edited arguments JSON can't hold are declined: the call is told so, it does not throw", async () => {
+    const { path, ctx, ran } = setup();
+    const confirmer = editingConfirmer((r) => ({ ...(r.args as object), amount: 90n }));
+    const outcome = await path.call(refundCall, ctx({ confirmer }));
+    expect(outcome).toMatchObject({ _tag: "NotConfirmed", answer: "declined" });
+    expect(ran).toEqual([]);
+  });
+
   it("an edit of a command with nothing editable runs nothing", async () => {
     const { path, ctx } = setup();
     let destroyed = 0;

@@ -147,16 +147,17 @@ class LogOfWindow implements WindowLog {
         this.#refused = { error };
         throw error;
       }
-      const [stored] = await this.#store
+      const written = await this.#store
         .append(this.stream, [stamped], this.#lastSeq, writer)
         .catch((error: unknown) => {
           this.#refused = { error };
           throw error;
         });
-      if (stored === undefined)
+      const [stored] = written;
+      if (stored === undefined || written.length !== 1)
         throw new StoreContractBroken({
           port: "EventStore",
-          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with none: append must resolve with the events it wrote`,
+          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with ${written.length === 0 ? "none" : written.length}: append must resolve with the events it wrote`,
         });
       this.#accept(stored);
       return stored;

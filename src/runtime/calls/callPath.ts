@@ -12,7 +12,7 @@ import { jsonTextOf } from "../json.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
-import { canonicalJson, digestOf } from "./canonicalJson.ts";
+import { digestOf } from "./canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
   type ConfirmAnswer,
@@ -208,17 +208,19 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
       if (reply.answer !== "accepted") {
         return { _tag: "NotConfirmed", callId, tool, answer: reply.answer };
       }
-      if (reply.edited !== undefined && canonicalJson(reply.edited) !== canonicalJson(call.input)) {
+      // Arguments edited to what was asked are a plain acceptance; ones JSON can't hold, none.
+      const approved =
+        reply.edited === undefined ? digest : await digestOf(reply.edited).catch(() => undefined);
+      if (approved !== digest) {
         // Edited: a new call of the same tool, checked again from the user's ability on; only
         // editable arguments may differ, and what runs is exactly what was approved.
-        if (!editWithin(call.input, reply.edited, confirmation.editable))
+        if (approved === undefined || !editWithin(call.input, reply.edited, confirmation.editable))
           return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
         input = reply.edited;
         edited = input;
-        const approved = await digestOf(input).catch(() => undefined);
         const again = await admit(command, grant, input, ctx, callId, tool);
         if (again._tag === "Refused") return { ...again.outcome, edited };
-        if (approved === undefined || (await digestOf(input).catch(() => undefined)) !== approved)
+        if ((await digestOf(input).catch(() => undefined)) !== approved)
           return { _tag: "NotConfirmed", callId, tool, answer: "declined", edited };
         decoded = again.args;
       } else {
