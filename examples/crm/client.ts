@@ -15,6 +15,7 @@ import {
   type LiveResult,
   openAssistant,
 } from "elyra-assistant/ui";
+import { type Child, el } from "./dom.ts";
 import { installPalette } from "./palette.ts";
 import type { CustomerPage, CustomerRecord, InvoicePage, InvoiceRecord } from "./sqliteCommands.ts";
 
@@ -53,24 +54,6 @@ document.getElementById("ask")?.addEventListener("click", () => {
 installPalette(store);
 
 // ---- DOM helpers: text only ----------------------------------------------
-
-type Child = Node | string | number | null | undefined | false;
-
-/** An element with attributes and children; strings become text nodes. */
-const el = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Readonly<Record<string, string | undefined>> = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes))
-    if (value !== undefined) element.setAttribute(name, value);
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === "number" ? String(child) : child);
-  }
-  return element;
-};
 
 const money = new Intl.NumberFormat("en-GB", { style: "currency", currency: "EUR" });
 const euros = (amount: number) => money.format(amount);

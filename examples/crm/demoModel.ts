@@ -15,6 +15,7 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from "elyra-assistant";
+import { euros, plural } from "./words.ts";
 
 /** What the panel says while the demo model answers. */
 export const DEMO_NOTICE =
@@ -42,9 +43,6 @@ const HELP =
   "“Find Hopper”, “Which invoices have no project?”, “What is selected?”, or on a customer's page " +
   "“Set her credit limit to 20 000” and “Delete this customer” (it asks you first). " +
   "Set ANTHROPIC_API_KEY and restart to talk to Claude.";
-
-const euros = (amount: number) =>
-  `€${amount.toLocaleString("en-GB", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** Splits `<window>{…}</window>\n\ntext` into the note and the text. */
 export const readPrompt = (content: string): { readonly note: Note; readonly text: string } => {
@@ -201,8 +199,6 @@ export const decide = (text: string, note: Note): Decision => {
   }
   return { say: HELP };
 };
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What the demo says once a tool's result is back. */
 export const answer = (call: ToolUseBlock, result: ToolResultBlock): string => {

@@ -7,6 +7,7 @@
  * panel and sends what was typed. Everything shown is text, never HTML.
  */
 import { type AssistantStore, assistantPaletteEntry, openAssistant } from "elyra-assistant/ui";
+import { el } from "./dom.ts";
 
 /** One line of the palette. */
 export interface PaletteItem {
@@ -84,19 +85,6 @@ dialog.palette li .kind { color: #6b7280; font-size: .85em; flex: none; }
 dialog.palette .status { margin: 0; padding: .4rem 1rem .6rem; color: #6b7280; font-size: .85em; }
 dialog.palette .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
-
-type Child = Node | string;
-
-const el = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Readonly<Record<string, string>> = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  element.append(...children);
-  return element;
-};
 
 /** The element that has the focus, inside shadow roots too (the panel's text box, not the panel). */
 const focused = (): HTMLElement | null => {

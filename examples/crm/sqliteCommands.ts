@@ -7,6 +7,7 @@
 import { Schema } from "effect";
 import { defineCommand } from "elyra-assistant";
 import type { CrmDb } from "./db.ts";
+import { euros, plural } from "./words.ts";
 
 const Email = Schema.String.pipe(
   Schema.pattern(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, { message: () => "must be a valid email" }),
@@ -83,10 +84,6 @@ export const InvoicePage = Schema.Struct({
 export type InvoicePage = typeof InvoicePage.Type;
 
 /** The CRM's ten commands over one database. */
-const euros = (amount: number): string =>
-  `€${amount.toLocaleString("en-GB", { minimumFractionDigits: 0, maximumFractionDigits: 2 })}`;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 export const crmSqliteCommands = (db: CrmDb) => [
   defineCommand({
     name: "customers_index",
@@ -212,7 +209,7 @@ export const crmSqliteCommands = (db: CrmDb) => [
     editable: ["amount", "project", "due_on"],
     confirmAction: "Issue invoice",
     confirmLabel: ({ customer_id, amount, due_on }) =>
-      `Issue an invoice of ${euros(amount)} to ${db.customer(customer_id).name}${due_on === undefined ? ", due in 30 days" : `, due ${due_on}`}?`,
+      `Issue an invoice of ${euros(amount, { cents: false })} to ${db.customer(customer_id).name}${due_on === undefined ? ", due in 30 days" : `, due ${due_on}`}?`,
     result: InvoiceRecord,
     run: (fields) => db.createInvoice(fields),
   }),
@@ -242,7 +239,7 @@ export const crmSqliteCommands = (db: CrmDb) => [
     args: { id: Id },
     confirmLabel: ({ id }) => {
       const invoice = db.invoice(id);
-      return `Delete invoice ${invoice.number} (${euros(invoice.amount)}, ${invoice.customer_name})?`;
+      return `Delete invoice ${invoice.number} (${euros(invoice.amount, { cents: false })}, ${invoice.customer_name})?`;
     },
     result: Schema.Struct({ deleted: Schema.Number }),
     run: ({ id }) => {

@@ -11,6 +11,7 @@ import { type AnthropicStreaming, anthropic } from "../../src/anthropic.ts";
 import type { ModelRequest } from "../../src/runtime/prompt/model.ts";
 import { ModelError } from "../../src/runtime/prompt/model.ts";
 import {
+  encodeEvent,
   fails,
   overloaded,
   type ScriptedReply,
@@ -19,6 +20,7 @@ import {
   says,
   standInMessagesApi,
   toolCall,
+  type WireStreamEvent,
 } from "../../src/testing/index.ts";
 
 const request: ModelRequest = {
@@ -377,8 +379,7 @@ describe("anthropic() streaming", () => {
   });
 
   describe("events only a hand-written stream sends", () => {
-    const sse = (...events: Array<Record<string, unknown> & { type: string }>) =>
-      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    const sse = (...events: WireStreamEvent[]) => events.map(encodeEvent).join("");
     const start = {
       type: "message_start",
       message: {

@@ -12,7 +12,13 @@ import { MAX_STREAMED_INPUT_CHARS } from "../../src/adapters/model/anthropicStre
 import { anthropic } from "../../src/anthropic.ts";
 import type { ModelRequest } from "../../src/runtime/prompt/model.ts";
 import { ModelError } from "../../src/runtime/prompt/model.ts";
-import { codeRuns, type StandInMessagesApi, standInMessagesApi } from "../../src/testing/index.ts";
+import {
+  codeRuns,
+  encodeEvent,
+  type StandInMessagesApi,
+  standInMessagesApi,
+  type WireStreamEvent,
+} from "../../src/testing/index.ts";
 
 const request: ModelRequest = {
   model: "claude-sonnet-5-5",
@@ -93,8 +99,7 @@ describe("anthropic() streams a code execution's code", () => {
   });
 
   describe("a hostile stream", () => {
-    const sse = (...events: Array<Record<string, unknown> & { type: string }>) =>
-      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    const sse = (...events: WireStreamEvent[]) => events.map(encodeEvent).join("");
     const start = {
       type: "message_start",
       message: {

@@ -1,7 +1,8 @@
 /**
  * `export-machines`: each machine written as JSON is re-created with
  * `createMachine(json)`, and its graph walked with `@xstate/graph` reaches
- * every state node.
+ * every state node (the walk is ./machineWalk.ts's, shared with the Stately
+ * export's spec).
  *
  * How the walk treats what JSON cannot hold:
  * - Guards are stubs that pass when the event names them (`pass: [guard]`,
@@ -19,27 +20,18 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getShortestPaths, getStateNodes } from "@xstate/graph";
+import { getStateNodes } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
-import {
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  assign,
-  createMachine,
-  fromPromise,
-  getInitialMicrosteps,
-  getMicrosteps,
-  type StateValue,
-} from "xstate";
+import { type AnyStateMachine, assign, createMachine } from "xstate";
 import {
   exportMachinesCommand,
   INLINE,
   MACHINES,
   machineJson,
 } from "../../src/cli/exportMachines.ts";
+import { unreached, withStubs } from "./machineWalk.ts";
 
 type Json = Record<string, unknown>;
-type WalkEvent = { type: string; pass?: ReadonlyArray<string> };
 
 /** Every value under `key` anywhere in the JSON. */
 const valuesOf = (json: unknown, key: string, found = new Set<string>()): Set<string> => {
@@ -82,79 +74,9 @@ const unnamedIn = (json: unknown, path = ""): string[] => {
   });
 };
 
-const passes = (event: unknown, guard: string): boolean => {
-  const e = event as { pass?: ReadonlyArray<string>; input?: { pass?: ReadonlyArray<string> } };
-  return (e.pass ?? e.input?.pass ?? []).includes(guard);
-};
-
-/** The names of the delays of every `after` in the JSON. */
-const delaysOf = (json: unknown, found = new Set<string>()): Set<string> => {
-  if (Array.isArray(json)) for (const item of json) delaysOf(item, found);
-  else if (typeof json === "object" && json !== null) {
-    for (const [k, v] of Object.entries(json)) {
-      if (k === "after" && typeof v === "object" && v !== null)
-        for (const delay of Object.keys(v)) if (!/^\d+$/.test(delay)) found.add(delay);
-      delaysOf(v, found);
-    }
-  }
-  return found;
-};
-
-/**
- * The JSON re-created, with stub guards, actors and delays (JSON holds no
- * code). A named delay left unprovided would fire at once, so each gets a
- * length; the walk sends its event itself.
- */
-const recreate = (json: Json): AnyStateMachine => {
-  const guards = [...valuesOf(json, "guard")];
-  const actors = [...valuesOf(json, "src")];
-  return createMachine(json as Parameters<typeof createMachine>[0]).provide({
-    guards: Object.fromEntries(
-      guards.map((g) => [g, ({ event }: { event: unknown }) => passes(event, g)]),
-    ),
-    actors: Object.fromEntries(actors.map((a) => [a, fromPromise(() => new Promise(() => {}))])),
-    delays: Object.fromEntries([...delaysOf(json)].map((d) => [d, 60_000])),
-  } as never);
-};
-
-/** A state node's path as the state value `matches` takes: `["turn", "deciding"]` → `{ turn: "deciding" }`. */
-const stateValueOf = (path: ReadonlyArray<string>): StateValue =>
-  path
-    .slice(0, -1)
-    .reduceRight<StateValue>((inner, key) => ({ [key]: inner }), path[path.length - 1] ?? "");
-
-/** The ids of the state nodes no snapshot of the walk is in. */
-const unreached = (machine: AnyStateMachine): string[] => {
-  const seen = walk(machine);
-  return getStateNodes(machine)
-    .filter((node) => !seen.some((snapshot) => snapshot.matches(stateValueOf(node.path))))
-    .map((node) => node.id);
-};
-
-/** Every snapshot the walk rests in or passes through. */
-const walk = (machine: AnyStateMachine): AnyMachineSnapshot[] => {
-  const guards = [...valuesOf(machine.config, "guard")];
-  const types = new Set<string>();
-  for (const node of getStateNodes(machine))
-    for (const type of Object.keys(node.on)) types.add(type);
-  const events: WalkEvent[] = [...types].flatMap((type) => [
-    { type },
-    ...guards.map((g) => ({ type, pass: [g] })),
-  ]);
-  const seen: AnyMachineSnapshot[] = [];
-  for (const pass of [[], ...guards.map((g) => [g])]) {
-    const input = { pass };
-    for (const [snapshot] of getInitialMicrosteps(machine, input)) seen.push(snapshot);
-    for (const path of getShortestPaths(machine, { events, input })) {
-      seen.push(path.state);
-      if (path.state.status !== "active") continue;
-      for (const event of events) {
-        for (const [snapshot] of getMicrosteps(machine, path.state, event)) seen.push(snapshot);
-      }
-    }
-  }
-  return seen;
-};
+/** The JSON re-created, with stub guards, actions, actors and delays (JSON holds no code). */
+const recreate = (json: Json): AnyStateMachine =>
+  withStubs(createMachine(json as Parameters<typeof createMachine>[0]));
 
 describe("export-machines", () => {
   it("writes one JSON file per machine, each one re-created reaches every state node", async () => {

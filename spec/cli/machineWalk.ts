@@ -1,8 +1,7 @@
 /**
  * Walking a machine re-created from an export (no code of its own: its
  * guards, actions, actors and delays are only names) to every state node,
- * with `@xstate/graph`. The same walk as spec/cli/exportMachines.spec.ts's,
- * over a machine rather than its JSON:
+ * with `@xstate/graph`, for the JSON and the Stately exports alike:
  *
  * - Guards are stubs that pass when the event names them (`pass: [guard]`,
  *   or `input.pass` for the initial event), and every event is sent once

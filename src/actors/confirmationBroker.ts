@@ -206,12 +206,14 @@ const editOf = (
   request: ConfirmRequest,
   edited: unknown,
 ): unknown | typeof NO_CHANGE | typeof OUT_OF_BOUNDS => {
+  let json: string;
   let copy: unknown;
   try {
-    copy = JSON.parse(canonicalJson(edited));
+    json = canonicalJson(edited);
+    copy = JSON.parse(json);
   } catch {
     return OUT_OF_BOUNDS;
   }
   if (!editWithin(request.args, copy, request.editable)) return OUT_OF_BOUNDS;
-  return canonicalJson(copy) === canonicalJson(request.args) ? NO_CHANGE : copy;
+  return json === canonicalJson(request.args) ? NO_CHANGE : copy;
 };

@@ -9,7 +9,7 @@ import { type Coalescer, coalescer } from "./coalescer.ts";
 import type { WindowDeps } from "./windowDeps.ts";
 
 /** A piece the coalescer told, as the log's event of turn `turn`. */
-export const streamedEvent = (
+const streamedEvent = (
   turn: number,
   step: number,
   text: string,

@@ -41,7 +41,7 @@ export interface UsersOptions<U = User> {
  * `allow` and `confirm` patterns (and the abilities of `takes`), in that
  * order, once each.
  */
-export const abilitiesNamedBy = (
+const abilitiesNamedBy = (
   app: App,
   takes: Readonly<Record<string, string>> = {},
 ): ReadonlyArray<string> => {

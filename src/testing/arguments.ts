@@ -9,7 +9,8 @@ import type { AnyCommand } from "../runtime/commands/command.ts";
 /** Arguments as sent: a JSON object (or, when invalid, any JSON value). */
 export type SentArguments = Readonly<Record<string, unknown>>;
 
-const messageOf = (error: unknown): string =>
+/** An error as one line: `RangeError: Invalid time value`. */
+export const messageOf = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 /** A schema's own check threw while values of it were drawn. */
@@ -22,8 +23,8 @@ const threw = (command: string, error: unknown): ArgumentsThrew =>
     ? error
     : new ArgumentsThrew(
         `the arguments of ${command} could not be drawn: a check of its schema threw ${messageOf(error)}. ` +
-          "The call path throws the same when a model sends such a value: make the check refuse it " +
-          "(return false or a message) rather than throw.",
+          "The call path refuses such a value with the throw's message, which tells the model nothing it " +
+          "can fix: make the check refuse it (return false or a message) rather than throw.",
         { cause: error },
       );
 

@@ -3,11 +3,13 @@
  * ran (once, with the right arguments), whether the user was asked, and how
  * it was refused. The first thing wrong is told as a clause a person reads.
  */
+
 import { Schema } from "effect";
 import { canonicalJson } from "../runtime/calls/canonicalJson.ts";
 import { type CallOutcome, formatOutcome } from "../runtime/calls/outcome.ts";
 import { clip } from "../runtime/clip.ts";
 import type { AnyCommand } from "../runtime/commands/command.ts";
+import { messageOf } from "./arguments.ts";
 import type { Expected } from "./callReference.ts";
 import { jsonText } from "./readableCall.ts";
 import type { RecordedRun } from "./recordingApp.ts";
@@ -19,9 +21,6 @@ export interface Observed {
   readonly runs: ReadonlyArray<RecordedRun>;
   readonly asked: number;
 }
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 /** What the model was told, first line: `"the user may not do this: it takes customers.view"`. */
 const told = (outcome: CallOutcome): string =>

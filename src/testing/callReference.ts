@@ -47,7 +47,7 @@ export type Expected =
     };
 
 /** Why the user is asked, or not: "customers.destroy is in the assistant's confirm list". */
-export const confirmClause = (ability: string, origin: Origin, asked: boolean): string =>
+const confirmClause = (ability: string, origin: Origin, asked: boolean): string =>
   `${ability} is ${asked ? "" : "not "}in ${surfaceName(origin)}'s confirm list`;
 
 /** Whether input decodes with a command's argument schema, properties it does not name refused. */

@@ -111,7 +111,7 @@ export const wordsOf = (text: string): ReadonlyArray<string> => text.split(/(?<=
  * written: its input's JSON cut as the stand-in streams it (`splitAt`), each
  * piece read as the Anthropic adapter reads it.
  */
-export const codePiecesOf = (
+const codePiecesOf = (
   content: ReadonlyArray<ContentBlock>,
   splitAt?: ReadonlyArray<number>,
 ): ReadonlyArray<{ readonly toolId: string; readonly pieces: ReadonlyArray<string> }> =>

@@ -65,6 +65,20 @@ class ListenerFailed {
   constructor(readonly cause: unknown) {}
 }
 
+/** `listener`, its throws marked as the listener's own (rethrown to the caller as they were). */
+const guarded = <A extends unknown[]>(
+  listener: ((...args: A) => void) | undefined,
+): ((...args: A) => void) | undefined =>
+  listener === undefined
+    ? undefined
+    : (...args: A) => {
+        try {
+          listener(...args);
+        } catch (cause) {
+          throw new ListenerFailed(cause);
+        }
+      };
+
 /**
  * One step, streamed. Resolves at `message_stop` with what a whole answer
  * has; rejects with a {@link ModelError}: the API's error (before the stream
@@ -83,26 +97,8 @@ export const streamed = async (
   const stop = () => request.abort();
   if (signal.aborted) request.abort();
   else signal.addEventListener("abort", stop, { once: true });
-  const tell =
-    onText === undefined
-      ? undefined
-      : (piece: string) => {
-          try {
-            onText(piece);
-          } catch (cause) {
-            throw new ListenerFailed(cause);
-          }
-        };
-  const tellCode =
-    onCode === undefined
-      ? undefined
-      : (toolId: string, piece: string) => {
-          try {
-            onCode(toolId, piece);
-          } catch (cause) {
-            throw new ListenerFailed(cause);
-          }
-        };
+  const tell = guarded(onText);
+  const tellCode = guarded(onCode);
   let started = false;
   let idle = false;
   let done: ModelResponse | undefined;

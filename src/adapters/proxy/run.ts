@@ -7,13 +7,7 @@
 import type { ServerResponse } from "node:http";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import { errorResponse, upstreamTimeout, upstreamUnreachable } from "./errors.ts";
-import {
-  type Transport,
-  type Tripwire,
-  tripwire,
-  type UpstreamAnswer,
-  type UpstreamBody,
-} from "./transport.ts";
+import { type Transport, Tripwire, type UpstreamAnswer, type UpstreamBody } from "./transport.ts";
 import type { UsageMeter } from "./usageMeter.ts";
 
 /** One request to forward. */
@@ -33,7 +27,7 @@ export interface Trip {
 const ignore = (): void => undefined;
 
 /** Why a run stopped before its end. */
-export type Stop = "timeout" | "client";
+type Stop = "timeout" | "client";
 
 /**
  * A trip under way. The idle timer is one pending timer at a time: a sign
@@ -42,7 +36,7 @@ export type Stop = "timeout" | "client";
  * request makes few functions.
  */
 export class Run {
-  readonly wire: Tripwire = tripwire();
+  readonly wire = new Tripwire();
   /** Rejects when the run stops; every wait races it. */
   readonly stopped: Promise<never>;
   stopReason: Stop | undefined;

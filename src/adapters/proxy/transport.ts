@@ -101,9 +101,6 @@ export class Tripwire {
   }
 }
 
-/** A wire not tripped yet. */
-export const tripwire = (): Tripwire => new Tripwire();
-
 /** Sends one call; rejects when upstream can't be reached or the call is aborted. */
 export type Transport = (call: UpstreamCall) => Promise<UpstreamAnswer>;
 

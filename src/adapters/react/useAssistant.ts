@@ -40,16 +40,9 @@ export interface UseAssistant extends AssistantActions {
 
 const actionsOf = (store: AssistantStore): AssistantActions => ({
   prompt: (text) => store.prompt(text),
-  confirm: (confirmId, accept, edited) => {
-    if (edited === undefined) return store.answer(confirmId, accept);
-    // The echo is what the dialog showed, as the store would send it, with the edit.
-    const shown = store
-      .getSnapshot()
-      .items.find((item) => item.kind === "confirm" && item.confirmId === confirmId);
-    const echo =
-      shown?.kind === "confirm" ? { tool: shown.tool, args: shown.args, edited } : { edited };
-    return store.answer(confirmId, accept, echo);
-  },
+  // The store echoes the tool and arguments the dialog showed, with the edit if there is one.
+  confirm: (confirmId, accept, edited) =>
+    store.answer(confirmId, accept, edited === undefined ? undefined : { edited }),
   stop: () => store.stop(),
   reset: () => store.reset(),
   select: (kind, ids) => store.selected(kind, ids),

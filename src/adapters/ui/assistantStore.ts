@@ -67,7 +67,7 @@ export interface AssistantStore {
   readonly close: () => void;
   readonly toggle: () => void;
   readonly prompt: (text: string) => Promise<boolean>;
-  /** Answers a confirmation; the echo defaults to the tool and arguments its dialog shows. */
+  /** Answers a confirmation; the echo's `tool` and `args` default to those its dialog shows. */
   readonly confirm: (confirmId: string, accept: boolean, echo?: ConfirmEcho) => Promise<boolean>;
   /**
    * Answers a confirmation as `confirm` does, resolving to what became of it
@@ -202,7 +202,8 @@ export const createAssistantStore = (
       (item): item is Extract<PanelItem, { kind: "confirm" }> =>
         item.kind === "confirm" && item.confirmId === confirmId,
     );
-    const sent = echo ?? (shown === undefined ? undefined : { tool: shown.tool, args: shown.args });
+    // What the dialog showed, unless the echo says otherwise; an edit alone keeps them.
+    const sent = shown === undefined ? echo : { tool: shown.tool, args: shown.args, ...echo };
     let result: ConfirmResult | undefined;
     const sentOk = await request(async () => {
       result = (await client.confirm(confirmId, accept, sent)).result;

@@ -314,9 +314,6 @@ export class AssistantPanel extends Base {
       } else {
         view = itemView(this.#context(), item);
         if (old !== undefined) {
-          // A script the user opened stays open while it runs on.
-          if (old.view.hasAttribute("open") && view.tagName === "DETAILS")
-            view.setAttribute("open", "");
           if (active !== null && old.view.contains(active)) lostFocus = true;
           old.view.replaceWith(view);
         } else if (item.kind === "confirm" && item.answer === undefined) newDialog = view;

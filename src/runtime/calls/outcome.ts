@@ -127,7 +127,7 @@ const MAX_EDITED_TEXT = 2_000;
  * What the model is told first when the user changed the arguments on the
  * confirmation: that they did, and the arguments that ran (or were refused).
  */
-export const editedLine = (outcome: CallOutcome): string => {
+const editedLine = (outcome: CallOutcome): string => {
   const json = jsonTextOf(outcome.edited);
   const args =
     json._tag === "Json" ? clip(json.text, MAX_EDITED_TEXT) : "(arguments JSON can't hold)";

@@ -42,14 +42,14 @@ export interface ConfirmationSpec<A> {
 /** How long a `confirmLabel` may take before the default is shown: 2 s. */
 export const CONFIRM_LABEL_TIMEOUT_MS = 2_000;
 /** The longest label shown; a longer one is cut with `…`. */
-export const MAX_CONFIRM_LABEL = 300;
+const MAX_CONFIRM_LABEL = 300;
 const MAX_ACTION = 40;
 
 /** The verbs of an ability that make a command destructive unless it says otherwise. */
 const DESTRUCTIVE_VERBS = new Set(["delete", "destroy", "remove", "purge", "erase"]);
 
 /** Whether an ability's last name is a destructive verb (`customers.destroy`). */
-export const destructiveByAbility = (can: string | undefined): boolean =>
+const destructiveByAbility = (can: string | undefined): boolean =>
   can !== undefined && DESTRUCTIVE_VERBS.has(can.slice(can.lastIndexOf(".") + 1));
 
 /**

@@ -30,13 +30,13 @@ export interface McpToolHints {
 }
 
 /** The longest title, `title` or `mcp.title`. */
-export const MAX_TITLE = 100;
+const MAX_TITLE = 100;
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 const FIELDS: ReadonlySet<string> = new Set(["title", ...HINTS]);
 
 /** A command's title and MCP hints, as `defineCommand` keeps them. */
-export interface ToolHints {
+interface ToolHints {
   readonly title?: string;
   readonly mcp?: McpToolHints;
 }
