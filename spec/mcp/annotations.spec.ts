@@ -30,23 +30,23 @@ const byName = (tools: ReadonlyArray<Tool>) =>
   Object.fromEntries(tools.map((tool) => [tool.name, { title: tool.title, ...tool.annotations }]));
 
 describe("MCP annotations of the example CRM", () => {
-  it("marks reads read-only, deletes and confirmed tools destructive, all closed-world", async () => {
+  it("titles each tool in words, marks reads read-only and only deletes destructive, all closed-world", async () => {
     const db = openCrmDb(":memory:", { today: () => "2026-06-15" });
     dbs.push(db);
     const tools = await listed(crmApp(db));
 
     expect(byName(tools)).toEqual({
-      customers_destroy: tool("Customers destroy", { destructive: true }),
-      customers_index: tool("Customers index", { readOnly: true }),
-      customers_show: tool("Customers show", { readOnly: true }),
-      customers_store: tool("Customers store", {}),
-      customers_update: tool("Customers update", {}),
-      invoices_destroy: tool("Invoices destroy", { destructive: true }),
-      invoices_index: tool("Invoices index", { readOnly: true }),
-      invoices_show: tool("Invoices show", { readOnly: true }),
-      // Issuing an invoice only adds, but the grant asks a person first: the careful hint wins.
-      invoices_store: tool("Invoices store", { destructive: true }),
-      invoices_update: tool("Invoices update", {}),
+      customers_destroy: tool("Delete a customer", { destructive: true }),
+      customers_index: tool("List customers", { readOnly: true }),
+      customers_show: tool("Show a customer", { readOnly: true }),
+      customers_store: tool("Create a customer", {}),
+      customers_update: tool("Update a customer", {}),
+      invoices_destroy: tool("Delete an invoice", { destructive: true }),
+      invoices_index: tool("List invoices", { readOnly: true }),
+      invoices_show: tool("Show an invoice", { readOnly: true }),
+      // Issuing an invoice only adds: not destructive, though the grant asks a person first.
+      invoices_store: tool("Create an invoice", {}),
+      invoices_update: tool("Update an invoice", {}),
     });
   });
 });
@@ -125,16 +125,17 @@ describe("MCP annotations of the spy app", () => {
   it("derives each hint from the command and the grant", async () => {
     const tools = byName(await listed(spyApp(["invoices.create", "notes.*", "search.*"])));
     expect(tools).toMatchObject({
-      customers_show: tool("Customers show", { readOnly: true }),
-      invoices_index: tool("Invoices index", { readOnly: true }),
+      customers_show: tool("Show a customer", { readOnly: true }),
+      invoices_index: tool("List invoices", { readOnly: true }),
       // A delete by its verb, with no confirmation in the grant.
-      customers_delete: tool("Customers delete", { destructive: true }),
-      customers_update: tool("Customers update", {}),
+      customers_delete: tool("Delete a customer", { destructive: true }),
+      customers_update: tool("Update a customer", {}),
+      // A name that is not a resource and a verb: its words.
       admin_reindex: tool("Admin reindex", {}),
-      // Confirmed by the grant.
-      invoices_create: tool("Invoices create", { destructive: true }),
-      // `destructive: false` styles the dialog's button; the grant still confirms it.
-      notes_archive: tool("Notes archive", { destructive: true }),
+      // Confirmed by the grant, but it only adds.
+      invoices_create: tool("Create an invoice", {}),
+      // Declared not destructive; the grant confirms it, which asks, and does not make it so.
+      notes_archive: tool("Notes archive", {}),
       // Destructive by its declaration, not confirmed.
       tags_merge: tool("Tags merge", { destructive: true }),
       // Read-only wins over a destructive verb: it says nothing destructive.
@@ -156,11 +157,26 @@ describe("MCP annotations of the spy app", () => {
     });
   });
 
-  it("the same tool is destructive only where the grant confirms it", async () => {
+  it("a tool the grant confirms says what it is, and is asked all the same", async () => {
     const confirmed = byName(await listed(spyApp(["invoices.create"])));
     const unconfirmed = byName(await listed(spyApp([])));
-    expect(confirmed.invoices_create?.destructiveHint).toBe(true);
+    expect(confirmed.invoices_create?.destructiveHint).toBe(false);
     expect(unconfirmed.invoices_create?.destructiveHint).toBe(false);
+    expect(confirmed.customers_delete?.destructiveHint).toBe(true);
+    expect(unconfirmed.customers_delete?.destructiveHint).toBe(true);
+
+    // Its hint is not the rule: the person at the client is asked before it runs.
+    const s = await connect(spyApp(["invoices.create"]), {
+      answer: () => ({ action: "decline" }),
+    });
+    sessions.push(s);
+    const result = await s.call("invoices_create", {
+      customerId: 1,
+      amount: 10,
+      address: { street: "1 Main St", zip: "12345" },
+    });
+    expect(s.asked).toHaveLength(1);
+    expect(result.isError).toBe(true);
   });
 
   it("lists the title on the tool itself and in its annotations", async () => {

@@ -1,7 +1,7 @@
 /** A command's `title` and `mcp` hints: checked when it is declared, kept as declared. */
 import { CommandDefinitionError, defineCommand } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
-import { humanTitle } from "../../src/runtime/commands/toolHints.ts";
+import { humanTitle, toolTitle } from "../../src/runtime/commands/toolHints.ts";
 
 const base = {
   name: "things_do",
@@ -124,5 +124,31 @@ describe("humanTitle", () => {
     ["__", "__"],
   ])("%s → %s", (name, title) => {
     expect(humanTitle(name)).toBe(title);
+  });
+});
+
+describe("toolTitle", () => {
+  it.each([
+    ["customers_destroy", "Delete a customer"],
+    ["customers_delete", "Delete a customer"],
+    ["invoices_store", "Create an invoice"],
+    ["invoices_create", "Create an invoice"],
+    ["customers_update", "Update a customer"],
+    ["customers_show", "Show a customer"],
+    ["invoices_index", "List invoices"],
+    ["line_items_update", "Update a line item"],
+    ["companies_show", "Show a company"],
+    ["addresses_delete", "Delete an address"],
+    ["users_show", "Show a user"],
+    ["uploads_store", "Create an upload"],
+    ["PDF_reports_show", "Show a PDF report"],
+    ["profile_update", "Update the profile"],
+    // Not a resource and a verb: its words.
+    ["search_reindex", "Search reindex"],
+    ["getPDFReport", "Get PDF report"],
+    ["show", "Show"],
+    ["x", "X"],
+  ])("%s → %s", (name, title) => {
+    expect(toolTitle(name)).toBe(title);
   });
 });

@@ -6,7 +6,7 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { Grant } from "../../runtime/commands/app.ts";
 import type { AnyCommand } from "../../runtime/commands/command.ts";
-import { humanTitle } from "../../runtime/commands/toolHints.ts";
+import { toolTitle } from "../../runtime/commands/toolHints.ts";
 
 /** A tool's annotations, with the title MCP also lists on the tool itself. */
 export type McpAnnotations = ToolAnnotations & { readonly title: string };
@@ -15,33 +15,36 @@ export type McpAnnotations = ToolAnnotations & { readonly title: string };
  * The annotations of `command`'s tool under `grant`. What the command's
  * `mcp` declares wins; otherwise:
  *
- * - `title`: the command's `title`, else its name in words;
+ * - `title`: the command's `title`, else its name read as what it does
+ *   (`customers_destroy` → "Delete a customer", `invoices_index` → "List
+ *   invoices"; {@link toolTitle});
  * - `readOnlyHint`: the command is `live`;
- * - `destructiveHint`: false for a read-only tool; else true when the
- *   command is destructive (its `destructive`, or a verb such as `delete`)
- *   **or** the grant confirms its ability. The careful answer wins: a hint
- *   that said "additive only" of a tool the operator wants a person to
- *   approve would invite a client to run it unasked (the server asks all the
- *   same, but the client would not have warned);
+ * - `destructiveHint`: true only when the command is destructive (its
+ *   `destructive`, or a verb such as `delete` in its ability), never for a
+ *   read-only tool. The grant's `confirm` does not make a tool destructive:
+ *   a tool that only adds (issuing an invoice) says false, and is asked by
+ *   elicitation all the same, whatever its hints say;
  * - `idempotentHint`: only when declared;
  * - `openWorldHint`: false, a command works on the app's own data.
+ *
+ * `grant` is the MCP grant the tool is listed under; none of the hints
+ * depends on it today.
  *
  * @example
  * ```ts
  * annotationsOf(customersDestroy, app.mcp);
- * // { title: "Customers destroy", readOnlyHint: false, destructiveHint: true, openWorldHint: false }
+ * // { title: "Delete a customer", readOnlyHint: false, destructiveHint: true, openWorldHint: false }
  * ```
  */
-export const annotationsOf = (command: AnyCommand, grant: Grant): McpAnnotations => {
+export const annotationsOf = (command: AnyCommand, _grant: Grant): McpAnnotations => {
   // Read as the SDK's own type: the hints are MCP's names, as declared.
   const hints: ToolAnnotations = command.mcp ?? {};
   const readOnly = hints.readOnlyHint ?? command.live;
-  const asksFirst = command.can !== undefined && grant.needsConfirm(command.can);
   const destructive = readOnly
     ? false
-    : (hints.destructiveHint ?? (command.confirmation.destructive || asksFirst));
+    : (hints.destructiveHint ?? command.confirmation.destructive);
   return {
-    title: hints.title ?? command.title ?? humanTitle(command.name),
+    title: hints.title ?? command.title ?? toolTitle(command.name),
     readOnlyHint: readOnly,
     destructiveHint: destructive,
     ...(hints.idempotentHint === undefined ? {} : { idempotentHint: hints.idempotentHint }),

@@ -33,8 +33,9 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly description: string;
   /**
    * A title for people, one line of at most 100 characters, such as "Delete
-   * customer": the MCP tool's title. Default: the name in words
-   * (`customers_destroy` → "Customers destroy").
+   * customer": the MCP tool's title. Default: the name read as what it
+   * does (`customers_destroy` → "Delete a customer", `invoices_index` →
+   * "List invoices"), else its words.
    */
   readonly title?: string;
   /** The ability it takes. Without one the command is never a tool. */
@@ -79,8 +80,8 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly editable?: ReadonlyArray<keyof F & string>;
   /**
    * The MCP tool's annotations, each overriding what is derived: `title`,
-   * `readOnlyHint` (default `live`), `destructiveHint` (default: destructive
-   * or confirmed by the MCP grant, never for a read-only tool),
+   * `readOnlyHint` (default `live`), `destructiveHint` (default: the
+   * command is destructive, never for a read-only tool),
    * `idempotentHint` (sent only when given), `openWorldHint` (default false).
    */
   readonly mcp?: McpToolHints;
@@ -95,7 +96,7 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
 export interface Command<A = unknown, R = unknown> {
   readonly name: string;
   readonly description: string;
-  /** The declared title, trimmed; MCP falls back to the name in words. */
+  /** The declared title, trimmed; MCP falls back to one read from the name. */
   readonly title?: string;
   readonly can: string | undefined;
   readonly live: boolean;

@@ -13,14 +13,15 @@
  * it says here.
  */
 export interface McpToolHints {
-  /** The tool's title for people, 1 to 100 characters; default the command's `title`. */
+  /** The tool's title for people, 1 to 100 characters; default the command's `title`, else {@link toolTitle}. */
   readonly title?: string;
   /** It changes nothing. Default: the command is `live`. */
   readonly readOnlyHint?: boolean;
   /**
    * It may delete or overwrite, not only add. Default: the command is
-   * destructive (`destructive`, or a verb such as `delete`) or the MCP grant
-   * confirms its ability; false for a read-only tool, which may not say true.
+   * destructive (`destructive`, or a verb such as `delete`); false for a
+   * read-only tool, which may not say true. The MCP grant's `confirm` asks
+   * first whatever this says.
    */
   readonly destructiveHint?: boolean;
   /** Calling it again with the same arguments changes nothing more. Sent only when declared. */
@@ -108,4 +109,67 @@ export const humanTitle = (name: string): string => {
     .map((word) => (/^[A-Z0-9]{2,}$/.test(word) ? word : word.toLowerCase()));
   const [first = name, ...rest] = words;
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
+};
+
+/** The verbs a tool name may end in, and the words people read for them. */
+const VERBS: Readonly<Record<string, { readonly word: string; readonly many: boolean }>> = {
+  index: { word: "List", many: true },
+  list: { word: "List", many: true },
+  search: { word: "Search", many: true },
+  show: { word: "Show", many: false },
+  get: { word: "Show", many: false },
+  view: { word: "Show", many: false },
+  read: { word: "Show", many: false },
+  store: { word: "Create", many: false },
+  create: { word: "Create", many: false },
+  add: { word: "Add", many: false },
+  update: { word: "Update", many: false },
+  edit: { word: "Edit", many: false },
+  destroy: { word: "Delete", many: false },
+  delete: { word: "Delete", many: false },
+  remove: { word: "Remove", many: false },
+};
+
+/** One of a plural noun, when it reads as one: `invoices` → `invoice`, `companies` → `company`. */
+const singular = (noun: string): string | undefined => {
+  if (/[^aeiou]ies$/.test(noun)) return `${noun.slice(0, -3)}y`;
+  if (/(?:ss|sh|ch|x|z)es$/.test(noun)) return noun.slice(0, -2);
+  if (/[^su]s$/.test(noun)) return noun.slice(0, -1);
+  return undefined;
+};
+
+/**
+ * A command's title for people when it declares none: a name made of a
+ * resource and a verb (Laravel's `customers_destroy`, `invoices_store`)
+ * reads as what it does, the verb first ("Delete a customer", "Create an
+ * invoice", "List customers"); any other name is its words
+ * ({@link humanTitle}).
+ *
+ * @example
+ * ```ts
+ * toolTitle("customers_destroy"); // "Delete a customer"
+ * toolTitle("invoices_index"); // "List invoices"
+ * toolTitle("line_items_update"); // "Update a line item"
+ * toolTitle("search_reindex"); // "Search reindex"
+ * ```
+ */
+export const toolTitle = (name: string): string => {
+  const title = humanTitle(name);
+  // Its words as written in a sentence: the first one lower case again, unless an acronym.
+  const words = title
+    .split(" ")
+    .map((word, i) => (i === 0 && !/^[A-Z0-9]{2,}$/.test(word) ? word.toLowerCase() : word));
+  const end = (words[words.length - 1] ?? "").toLowerCase();
+  const verb = words.length >= 2 && Object.hasOwn(VERBS, end) ? VERBS[end] : undefined;
+  if (verb === undefined) return title;
+  const resource = words.slice(0, -1);
+  const last = resource[resource.length - 1] ?? "";
+  const one = singular(last);
+  // A resource that is not a plural (`profile_update`) is one thing: "Update the profile".
+  if (one === undefined) return `${verb.word} the ${resource.join(" ")}`;
+  if (verb.many) return `${verb.word} ${resource.join(" ")}`;
+  const thing = [...resource.slice(0, -1), one].join(" ");
+  // "an invoice", "an upload"; "a user", "a unit".
+  const an = /^(?:[aeio]|u[^aeiou][^aeiou])/i.test(thing);
+  return `${verb.word} ${an ? "an" : "a"} ${thing}`;
 };
