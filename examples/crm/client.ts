@@ -72,6 +72,16 @@ const asks = (...prompts: string[]) =>
     }),
   );
 
+/**
+ * Why a record's page shows no record, in words: it is gone (deleted, or
+ * never there), or it could not be read just now. The query's own error is
+ * for the developer, not the page.
+ */
+const recordMissing = (noun: "customer" | "invoice", id: number, error: string) =>
+  new RegExp(`^no ${noun} has id`).test(error)
+    ? `There is no ${noun} ${id}. It may have been deleted.`
+    : `This ${noun} could not be shown just now. Try again in a moment.`;
+
 /** A line that says why a list or a record cannot be shown. */
 const problemOf = (error: AssistantError | string) =>
   el("p", { class: "missing", role: "status" }, typeof error === "string" ? error : error.message);
@@ -570,7 +580,7 @@ const customerPage =
         if (result._tag === "Failed") {
           heading.textContent = `Customer ${id}`;
           facts.replaceChildren(
-            problemOf(`This customer does not exist (any more): ${result.error}`),
+            problemOf(recordMissing("customer", id, result.error)),
             link("#/customers", "Back to the customers"),
           );
           return;
@@ -622,7 +632,7 @@ const invoicePage =
         chips.hidden = result._tag === "Failed";
         if (result._tag === "Failed") {
           facts.replaceChildren(
-            problemOf(`This invoice does not exist (any more): ${result.error}`),
+            problemOf(recordMissing("invoice", id, result.error)),
             link("#/invoices", "Back to the invoices"),
           );
           return;

@@ -73,6 +73,8 @@ const recordNamed = (query: string, go: (route: string) => void): PaletteItem | 
 const STYLE = `
 .palette-open { display: inline-flex; gap: .5rem; align-items: center; font: inherit; color: #e5e7eb; background: #374151; border: 1px solid #4b5563; border-radius: 6px; padding: .25rem .6rem; cursor: pointer; }
 .palette-open kbd { font: inherit; font-size: .8em; color: #d1d5db; border: 1px solid #6b7280; border-radius: 4px; padding: 0 .3rem; }
+/* The shortcut's hint only where there is a keyboard to press it: not on a touch screen or a phone's width. */
+@media (max-width: 600px), (hover: none), (pointer: coarse) { .palette-open kbd { display: none; } }
 dialog.palette { padding: 0; width: min(36rem, calc(100vw - 2rem)); margin: 12vh auto auto; border: 1px solid #d1d5db; border-radius: 10px; box-shadow: 0 20px 50px rgb(0 0 0 / .25); color: #111827; }
 dialog.palette::backdrop { background: rgb(17 24 39 / .35); }
 dialog.palette input { display: block; width: 100%; border: 0; border-bottom: 1px solid #e5e7eb; padding: .8rem 1rem; font: inherit; font-size: 1.05rem; outline: none; }

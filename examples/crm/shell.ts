@@ -22,7 +22,24 @@ header nav { display: flex; gap: 1rem; }
 header a { color: #d1d5db; text-decoration: none; }
 header a[aria-current="page"] { color: #fff; text-decoration: underline; }
 header .user { margin-left: auto; color: #9ca3af; }
-main { overflow: auto; padding: 1rem 1.5rem 4rem; container-type: inline-size; }
+/*
+ * Every button of the page alike: the page's font, a line, a radius, a hand
+ * for a pointer; on the dark header lighter lines, and the header's "Ask the
+ * assistant" in the accent. The chips under a heading (.asks) and the
+ * palette's opener are styled on top of this.
+ */
+button { font: inherit; line-height: 1.3; color: #1f2937; background: #fff; border: 1px solid #d1d5db; border-radius: 6px; padding: .3rem .8rem; cursor: pointer; }
+button:hover:not(:disabled) { background: #f3f4f6; }
+button:disabled { color: #9ca3af; background: #f9fafb; border-color: #e5e7eb; cursor: default; }
+button:focus-visible { outline: 2px solid #4f46e5; outline-offset: 2px; }
+header button { color: #f9fafb; background: #374151; border-color: #4b5563; }
+header button:hover:not(:disabled) { background: #4b5563; }
+header button:focus-visible { outline-color: #a5b4fc; }
+header #ask { background: #4f46e5; border-color: #6366f1; color: #fff; }
+header #ask:hover { background: #4338ca; }
+/* Room at the end of the page for the assistant's floating button, so it covers nothing once scrolled to the end. */
+main { overflow: auto; padding: 1rem 1.5rem 0; container-type: inline-size; }
+main::after { content: ""; display: block; height: 5.5rem; }
 elyra-assistant-panel { grid-area: 2 / 2; min-height: 0; --elyra-panel-width: clamp(300px, 30vw, 400px); --elyra-launcher-position: fixed; }
 h1 { font-size: 1.4rem; margin: .4rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.6rem 0 .6rem; }
@@ -36,10 +53,12 @@ tr.selected td { background: #eff6ff; }
 .status-overdue { color: #b91c1c; font-weight: 600; }
 .status-paid { color: #047857; }
 .pager { display: flex; gap: .8rem; align-items: center; margin-top: .8rem; color: #4b5563; }
+.pager button, .selection button { white-space: nowrap; }
 .selection { display: flex; gap: .8rem; align-items: center; min-height: 2rem; color: #1d4ed8; }
 [hidden] { display: none !important; }
 .asks { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .asks button { border: 1px solid #c7d2fe; background: #eef2ff; color: #3730a3; border-radius: 999px; padding: .3rem .8rem; font: inherit; cursor: pointer; }
+.asks button:hover:not(:disabled) { background: #e0e7ff; }
 dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .3rem 1.2rem; margin: 0; }
 dt { color: #6b7280; }
 dd { margin: 0; overflow-wrap: anywhere; }
@@ -72,11 +91,17 @@ table:has(th:nth-child(6):last-child) :is(td, th):nth-child(2) { white-space: no
   table:has(th:nth-child(8):last-child) :is(td, th):nth-child(7) { display: none; }
   th, td { padding: .35rem .3rem; }
 }
-/* A small screen: the page takes the whole width; the panel opens as a sheet over it (its own styles). */
+/*
+ * A small screen: the page takes the whole width; the panel opens as a sheet over it (its own styles),
+ * from its floating button, the one assistant button here (the header's is hidden); buttons a finger can hit.
+ */
 @media (max-width: 600px) {
   body { grid-template-columns: minmax(0, 1fr); }
   header { padding: .5rem .8rem; gap: .3rem 1rem; }
-  main { padding: .8rem .8rem 5rem; }
+  header #ask { display: none; }
+  main { padding: .8rem .8rem 0; }
+  main::after { height: 6.5rem; }
+  main button { min-height: 44px; }
   elyra-assistant-panel { position: absolute; width: 0; height: 0; }
 }
 `;

@@ -56,7 +56,12 @@ const open = async (viewport: { width: number; height: number }): Promise<Opened
   await page.goto(`${running.url}/#/customers`);
   await page.locator("main table tbody tr").first().waitFor();
   const textarea = panel(page).locator("textarea");
-  if (!(await textarea.isVisible())) await page.locator("#ask").click();
+  // On a phone the header's button is hidden: the panel's own floating one opens it.
+  if (!(await textarea.isVisible()))
+    await ((await page.locator("#ask").isVisible())
+      ? page.locator("#ask")
+      : page.locator("elyra-assistant-panel button.launcher")
+    ).click();
   await textarea.waitFor();
   return { page, running };
 };

@@ -46,9 +46,15 @@ const go = async (page: Page, url: string) => {
 const panel = (page: Page) => page.locator("elyra-assistant-panel");
 const sheet = (page: Page) => panel(page).locator("section.panel");
 
+/** The one button that opens the assistant: the header's, or on a phone the panel's floating one. */
+const opener = async (page: Page) =>
+  (await page.locator("#ask").isVisible())
+    ? page.locator("#ask")
+    : panel(page).locator("button.launcher");
+
 const setOpen = async (page: Page, open: boolean) => {
   if ((await sheet(page).isVisible()) === open) return;
-  if (open) await page.locator("#ask").click();
+  if (open) await (await opener(page)).click();
   else await panel(page).locator("button.close").click();
   await sheet(page).waitFor({ state: open ? "visible" : "hidden" });
 };
@@ -113,7 +119,7 @@ const focused = (page: Page): Promise<string> =>
   });
 
 describe.skipIf(!haveChromium)(browserSuite("the example CRM's layout in Chromium"), () => {
-  it("at 375×700 the panel opens from the header as a sheet over the window, and closing it gives the page its whole width", async () => {
+  it("at 375×700 the panel opens from its button as a sheet over the window, and closing it gives the page its whole width", async () => {
     const page = await crm({ width: 375, height: 700 }, "#/customers");
     await setOpen(page, false);
     const closed = await widths(page);
@@ -121,7 +127,7 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM's layout in Chromiu
     expectNoSidewaysScroll(closed);
     await expectColumnsInView(page, CUSTOMER_KEYS);
 
-    await page.locator("#ask").click();
+    await panel(page).locator("button.launcher").click();
     await sheet(page).waitFor();
     const box = await sheet(page).boundingBox();
     expect(box).not.toBeNull();
@@ -144,7 +150,7 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM's layout in Chromiu
     expect(Math.abs(after.mainRight - after.mainLeft - after.inner)).toBeLessThanOrEqual(1);
     expectNoSidewaysScroll(after);
     // The keyboard is not left on a hidden element: it is on something that opens the panel again.
-    expect(["panel button.launcher", "#ask"]).toContain(await focused(page));
+    expect(await focused(page)).toBe("panel button.launcher");
 
     await go(page, page.url().replace("#/customers", "#/invoices"));
     expectNoSidewaysScroll(await widths(page));
@@ -185,5 +191,108 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM's layout in Chromiu
       await setOpen(page, true);
       const again = await widths(page);
       expect(Math.abs(again.mainRight - open.mainRight)).toBeLessThanOrEqual(1);
+    });
+
+  it("at 375×700 there is one assistant button, no keyboard shortcut's hint, and the floating button covers nothing at the end of a page", async () => {
+    const page = await crm({ width: 375, height: 700 }, "#/customers");
+    await setOpen(page, false);
+    const launcher = panel(page).locator("button.launcher");
+    expect(await launcher.isVisible()).toBe(true);
+    expect(await page.locator("#ask").isVisible(), "the header's Ask the assistant").toBe(false);
+    const palette = page.locator("header button.palette-open");
+    expect(await palette.isVisible()).toBe(true);
+    expect(await palette.locator("kbd").isVisible(), "the Ctrl K hint").toBe(false);
+
+    for (const route of ["#/customers", "#/invoices", "#/customers/42"]) {
+      await page.goto(page.url().replace(/#.*$/, route));
+      await page.locator("main table tbody tr").first().waitFor();
+      await page.locator("main .pager").first().waitFor();
+      // Scrolled to the end, a finger's width (16 px) lies between the page's last row or button and it.
+      const clear = await page.evaluate(() => {
+        const main = document.querySelector("main") as HTMLElement;
+        main.scrollTop = main.scrollHeight;
+        const shadow = document.querySelector("elyra-assistant-panel")?.shadowRoot;
+        const button = shadow?.querySelector(".launcher")?.getBoundingClientRect();
+        if (button === undefined) return [];
+        const near = [];
+        for (const node of main.querySelectorAll("tr, button, a, input, .pager, p, dl")) {
+          const box = node.getBoundingClientRect();
+          if (box.height === 0) continue;
+          const apart =
+            box.right <= button.left - 16 ||
+            box.left >= button.right + 16 ||
+            box.bottom <= button.top - 16 ||
+            box.top >= button.bottom + 16;
+          if (!apart) near.push(`${node.tagName.toLowerCase()} ${node.textContent?.slice(0, 30)}`);
+        }
+        return near;
+      });
+      expect(clear, route).toEqual([]);
+    }
+  });
+
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 375, height: 700 },
+  ])
+    it(`at ${viewport.width}×${viewport.height} every button of the page is styled as the page's, none as the browser's default`, async () => {
+      const page = await crm(viewport, "#/customers");
+      // The browser's own button, in a page with no styles of its own.
+      const plain = await page.evaluate(async () => {
+        const frame = document.createElement("iframe");
+        frame.srcdoc = "<button>x</button>";
+        const loaded = new Promise((resolve) => frame.addEventListener("load", resolve));
+        document.body.append(frame);
+        await loaded;
+        const button = frame.contentDocument?.querySelector("button") as HTMLButtonElement;
+        const style = getComputedStyle(button);
+        const seen = {
+          background: style.backgroundColor,
+          border: style.borderTopStyle,
+          font: style.fontSize,
+        };
+        frame.remove();
+        return seen;
+      });
+      const styles = async () =>
+        page.evaluate(() => {
+          const font = getComputedStyle(document.body).fontFamily;
+          return [...document.querySelectorAll("button")]
+            .filter((button) => button.getClientRects().length > 0)
+            .map((button) => {
+              const style = getComputedStyle(button);
+              return {
+                text: button.textContent?.trim() ?? "",
+                background: style.backgroundColor,
+                border: style.borderTopStyle,
+                font: style.fontSize,
+                radius: style.borderTopLeftRadius,
+                sameFont: style.fontFamily === font,
+                cursor: button.disabled ? "pointer" : style.cursor,
+              };
+            });
+        });
+      // The header, the chips, the pager; a row ticked for the selection's buttons; a customer's page.
+      await page.locator("main tbody input[type=checkbox]").first().check();
+      await page.locator("main .selection button").first().waitFor();
+      const seen = await styles();
+      await page.goto(page.url().replace(/#.*$/, "#/customers/42"));
+      await page.locator("main .asks button").first().waitFor();
+      seen.push(...(await styles()));
+      const texts = seen.map((b) => b.text);
+      for (const text of ["Go to…", "Ask about them", "Clear", "Next ›", "Delete this customer"])
+        expect(
+          texts.some((t) => t.startsWith(text)),
+          text,
+        ).toBe(true);
+      if (viewport.width > 600) expect(texts).toContain("Ask the assistant");
+      for (const button of seen) {
+        expect(button.background, button.text).not.toBe(plain.background);
+        expect(button.border, button.text).not.toBe(plain.border);
+        expect(button.font, button.text).not.toBe(plain.font);
+        expect(button.radius, button.text).not.toBe("0px");
+        expect(button.sameFont, button.text).toBe(true);
+        expect(button.cursor, button.text).toBe("pointer");
+      }
     });
 });
