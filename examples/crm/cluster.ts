@@ -17,6 +17,7 @@ import {
   postgresMissing,
   startPostgres,
 } from "./localPostgres.ts";
+import { whenParentGoes } from "./stopping.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository: the children run from it, so tsx finds tsconfig.json's paths. */
@@ -133,6 +134,7 @@ const stopAll = async (code: number) => {
   await Promise.all(instances.map((instance) => stopChild(instance.child)));
   // Only once the instances have closed their connections to it.
   await postgres?.stop();
+  if (code === 0) console.log("Elyra CRM cluster stopped.");
   process.exit(code);
 };
 // A Ctrl-C reaches the instances too (one process group); PostgreSQL runs in
@@ -141,6 +143,8 @@ const stopAll = async (code: number) => {
 // a second one unheard would end this process before PostgreSQL is stopped.
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
+// `kill` of `npm run cluster` ends npm's shell, not this process: its end is heard too.
+whenParentGoes(() => void stopAll(0));
 
 try {
   if (databaseUrl === undefined) {
@@ -159,8 +163,10 @@ try {
   balancer = await startBalancer({
     port,
     targets: urls,
-    onTargetError: (target, error) =>
-      console.error(`balancer: ${target} failed a request: ${error.message}`),
+    // While stopping, the instances close their open event streams: not a failure.
+    onTargetError: (target, error) => {
+      if (!stopping) console.error(`balancer: ${target} failed a request: ${error.message}`);
+    },
   });
   console.log("");
   console.log(`Elyra CRM cluster: ${balancer.url} (round robin over ${INSTANCES} instances)`);

@@ -8,6 +8,7 @@
  */
 import { inspectorFromEnv } from "./inspector.ts";
 import { startCrm } from "./server.ts";
+import { stopWhenAsked } from "./stopping.ts";
 
 const port = process.env.PORT === undefined ? 3000 : Number(process.env.PORT);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -32,7 +33,7 @@ const inspecting = await inspectorFromEnv(process.env).catch((error: unknown) =>
   process.exit(1);
 });
 
-const crm = await startCrm({
+const starting = startCrm({
   port,
   ...(inspecting === undefined ? {} : { inspect: inspecting.inspect }),
   ...(dataDir === undefined ? {} : { dataDir }),
@@ -55,6 +56,12 @@ const crm = await startCrm({
   );
   process.exit(1);
 });
+// Asked to stop while it starts, it stops once it has started (its databases closed cleanly).
+stopWhenAsked(async () => {
+  await (await starting).close();
+  inspecting?.close();
+}, "Elyra CRM stopped.");
+const crm = await starting;
 // `npm run cluster` reads this line to learn each instance's URL.
 console.log(`Elyra CRM: ${crm.url}${instance === undefined ? "" : ` (instance ${instance})`}`);
 console.log(`Model: ${crm.model}`);
@@ -66,12 +73,3 @@ if (inspecting !== undefined)
       `Open ${inspecting.url} in a browser on this machine; it frames Stately's inspector ` +
       "from stately.ai, so that browser needs the internet.",
   );
-
-const stop = () => {
-  void crm.close().then(() => {
-    inspecting?.close();
-    process.exit(0);
-  });
-};
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);

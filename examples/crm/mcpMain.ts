@@ -14,6 +14,7 @@ import { mcpHttp, serveMcpStdio } from "elyra-assistant/mcp";
 import { crmApp, DEMO_USER } from "./app.ts";
 import { openCrmDb } from "./db.ts";
 import { DEFAULT_DATA_DIR } from "./server.ts";
+import { stopWhenAsked } from "./stopping.ts";
 
 const args = process.argv.slice(2);
 const httpAt = args.indexOf("--http");
@@ -54,21 +55,12 @@ if (httpAt === -1) {
   const { port: bound } = server.address() as AddressInfo;
   console.log(`Elyra CRM over MCP: http://127.0.0.1:${bound}/mcp`);
 
-  const stop = () => {
-    void handle
-      .close()
-      .then(
-        () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      )
-      .then(() => {
-        db.close();
-        process.exit(0);
-      });
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  stopWhenAsked(async () => {
+    await handle.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    db.close();
+  }, "Elyra CRM over MCP stopped.");
 }

@@ -17,6 +17,7 @@ import { createProxy } from "elyra-assistant/proxy";
 import { says, standInMessagesApi } from "elyra-assistant/testing";
 import { OFFLINE_PROXY_NOTICE } from "./modelSource.ts";
 import { startCrm } from "./server.ts";
+import { stopWhenAsked } from "./stopping.ts";
 
 const key = process.env.ANTHROPIC_API_KEY;
 const model = process.env.CRM_MODEL ?? "claude-sonnet-5-5";
@@ -66,12 +67,8 @@ console.log(
   `Proxy: ${proxyUrl}/v1/messages → ${offline === undefined ? "Claude" : `an offline stand-in at ${offline.url}`}`,
 );
 
-const stop = () => {
-  void Promise.all([
-    crm.close(),
-    new Promise((resolve) => proxy.close(resolve)),
-    offline?.close(),
-  ]).then(() => process.exit(0));
-};
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);
+stopWhenAsked(
+  () =>
+    Promise.all([crm.close(), new Promise((resolve) => proxy.close(resolve)), offline?.close()]),
+  "Elyra CRM and its proxy stopped.",
+);

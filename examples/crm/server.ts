@@ -6,6 +6,7 @@
  * instances share (`npm run cluster`).
  */
 import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -143,6 +144,8 @@ const openLog = async (
     return { store, log: `PostgreSQL at ${serverOf(databaseUrl)}` };
   }
   if (dir === null) return { store: memoryStore(), log: "memory" };
+  // On a fresh clone the data folder (git-ignored) does not exist yet.
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, "assistant.db");
   return { store: sqliteStore(path), log: `SQLite at ${path}` };
 };

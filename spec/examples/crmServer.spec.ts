@@ -2,6 +2,9 @@
  * startCrm in the test's own process: a given model and an in-memory
  * database, the routes it serves and what it refuses, and a clean close.
  */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fakeModel } from "elyra-assistant/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningCrm, startCrm } from "../../examples/crm/server.ts";
@@ -15,6 +18,19 @@ beforeAll(async () => {
 afterAll(() => crm.close());
 
 describe("startCrm", () => {
+  it("makes a data folder that does not exist yet, as on a fresh clone", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "elyra-crm-fresh-"));
+    const dataDir = join(parent, "not", "there", "yet");
+    try {
+      const fresh = await startCrm({ dataDir, model: fakeModel().says("Hello.") });
+      await fresh.close();
+      expect(existsSync(join(dataDir, "assistant.db"))).toBe(true);
+      expect(existsSync(join(dataDir, "crm.db"))).toBe(true);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
   it("takes a free port and serves the page, without a notice for a model it is given", async () => {
     expect(crm.port).toBeGreaterThan(0);
     expect(crm.url).toBe(`http://localhost:${crm.port}`);

@@ -1,9 +1,9 @@
 /**
- * `npm run mcp` as an MCP client starts it: stdout carries the protocol and
- * nothing else, not npm's `> elyra-assistant@… mcp` banner. The banner is
- * npm's, written before the script starts, so only npm's configuration can
- * move it: the project's .npmrc sets `json=true`, under which npm writes it to
- * stderr (docs/mcp.md §7 says why).
+ * `npm run -s mcp` as an MCP client starts it (the configuration docs/mcp.md
+ * §7 gives): stdout carries the protocol and nothing else. npm writes each
+ * script's `> elyra-assistant@… mcp` banner to stdout before the script
+ * starts, unless `-s` (`--silent`) is given; §7 says why the repository sets
+ * no npm configuration of its own for it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -116,21 +116,20 @@ const resultOf = (stdout: string, id: number): Record<string, unknown> => {
 };
 
 describe("npm run mcp: stdout is the protocol", () => {
-  it("from the project: every stdout line is JSON-RPC, npm's banner goes to stderr", async () => {
-    const { stdout, stderr, code } = await session(["run", "mcp"], root);
+  it("from the project: every stdout line is JSON-RPC", async () => {
+    const { stdout, stderr, code } = await session(["run", "-s", "mcp"], root);
     expectOnlyProtocol(stdout);
     expect(resultOf(stdout, 1)).toMatchObject({ serverInfo: { name: "elyra-crm" } });
     expect(resultOf(stdout, 2).tools).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: "customers_index" })]),
     );
-    // The banner is still there for a person, on stderr.
-    expect(stderr).toContain("> tsx examples/crm/mcpMain.ts");
+    // What the server says for a person goes to stderr.
     expect(stderr).toContain("Elyra CRM over MCP on stdio");
     expect(code).toBe(0);
   }, 60_000);
 
   it("started elsewhere with --prefix, as a client's config gives it", async () => {
-    const { stdout, code } = await session(["--prefix", root, "run", "mcp"], elsewhere);
+    const { stdout, code } = await session(["--prefix", root, "run", "-s", "mcp"], elsewhere);
     expectOnlyProtocol(stdout);
     expect(resultOf(stdout, 1)).toMatchObject({ serverInfo: { name: "elyra-crm" } });
     expect(code).toBe(0);
