@@ -20,7 +20,7 @@ export interface ModelChoice {
   readonly label: string;
   /** Shown in the panel (its `notice`), or null. */
   readonly notice: string | null;
-  /** Which source it is, as `POST /source` names it: `none` for the demo model (not Claude). */
+  /** Which source it is, as `POST /source` names it: `app` for the demo model (the CRM's own, not Claude). */
   readonly source: SourceName;
 }
 
@@ -61,7 +61,7 @@ export const modelFromEnv = (env: Readonly<Record<string, string | undefined>>):
     label:
       "the offline demo model (scripted answers, not Claude; set ANTHROPIC_API_KEY to talk to Claude)",
     notice: DEMO_NOTICE,
-    source: "none",
+    source: "app",
   };
 };
 
@@ -70,6 +70,16 @@ export interface KeyedModels {
   readonly modelFor: (user: unknown) => Model;
   readonly source: SourceOfUsers;
 }
+
+/**
+ * The panel's banner for a user's source, as `POST /source` sends it: the
+ * CRM's own model's notice (the demo's, say), and none once the user's own
+ * key answers (Claude, with their key).
+ */
+export const noticeFor =
+  (choice: ModelChoice) =>
+  (_user: unknown, source: SourceName): string | null =>
+    source === "userKey" ? null : choice.notice;
 
 /**
  * Each user's model: the backend proxy when the CRM has one (it comes

@@ -25,7 +25,7 @@ import { sqliteStore } from "elyra-assistant/sqlite";
 import { build } from "esbuild";
 import { crmApp, DEMO_USER } from "./app.ts";
 import { type CrmDb, openCrmDb, type SeedOptions } from "./db.ts";
-import { loggingFailures, modelFromEnv, withUserKeys } from "./modelSource.ts";
+import { loggingFailures, modelFromEnv, noticeFor, withUserKeys } from "./modelSource.ts";
 import { shell } from "./shell.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -175,7 +175,7 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
           model: options.model,
           label: "the model given",
           notice: options.notice ?? null,
-          source: "none" as const,
+          source: "app" as const,
         };
   const secrets = options.secrets === undefined ? memorySecrets() : options.secrets;
   const keyed = secrets === false ? undefined : withUserKeys(choice, secrets);
@@ -202,6 +202,7 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
   // this page (not another site), not who the user is. That is authenticate's job.
   // Instances behind one balancer share one, so each accepts the page another served.
   const token = options.token ?? randomBytes(24).toString("base64url");
+  const notice = options.notice === undefined ? choice.notice : options.notice;
   const assistant = toNodeListener(
     assistantHttp(host, {
       token,
@@ -210,12 +211,11 @@ export const startCrm = async (options: CrmOptions = {}): Promise<RunningCrm> =>
       authenticate: () => DEMO_USER,
       // The panel's settings: which source answers, and a key of the user's own to keep.
       ...(keyed === undefined || secrets === false ? {} : { secrets, source: keyed.source }),
+      // The banner, asked with the source: it goes once a key of the user's answers instead.
+      notice: noticeFor({ ...choice, notice }),
     }),
   );
-  const page = shell({
-    token,
-    notice: options.notice === undefined ? choice.notice : options.notice,
-  });
+  const page = shell({ token, notice });
 
   const send = (
     res: ServerResponse,

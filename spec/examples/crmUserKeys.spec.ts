@@ -7,6 +7,7 @@
 import { memorySecrets } from "elyra-assistant";
 import { fakeModel } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEMO_NOTICE } from "../../examples/crm/demoModel.ts";
 import { type ModelChoice, withUserKeys } from "../../examples/crm/modelSource.ts";
 import { type RunningCrm, startCrm } from "../../examples/crm/server.ts";
 
@@ -30,14 +31,14 @@ afterEach(async () => {
 describe("the example CRM with users' own keys", () => {
   it("the user's key comes before the CRM's own model, and forgetting it goes back", async () => {
     const secrets = memorySecrets();
-    const keyed = withUserKeys(choice("none"), secrets);
-    expect(await keyed.source.which(ADA)).toBe("none");
+    const keyed = withUserKeys(choice("app"), secrets);
+    expect(await keyed.source.which(ADA)).toBe("app");
     await secrets.set(keyed.source.userKey(ADA), KEY);
     expect(keyed.source.userKey(ADA)).toBe("id:1");
     expect(await keyed.source.which(ADA)).toBe("userKey");
-    expect(await keyed.source.which({ id: 2, name: "Bob" })).toBe("none");
+    expect(await keyed.source.which({ id: 2, name: "Bob" })).toBe("app");
     await secrets.delete("id:1");
-    expect(await keyed.source.which(ADA)).toBe("none");
+    expect(await keyed.source.which(ADA)).toBe("app");
     const step = await keyed.modelFor(ADA).step(request, { signal: new AbortController().signal });
     expect(JSON.stringify(step)).toContain("from the CRM's own model");
   });
@@ -61,13 +62,35 @@ describe("the example CRM with users' own keys", () => {
       crm = undefined;
       return { status: response.status, body };
     };
+    // The demo model answers: the CRM's own model, with its banner (issue 28: not "no model").
     expect(await source({})).toEqual({
       status: 200,
-      body: { source: "none", canSaveKey: true },
+      body: { source: "app", canSaveKey: true, notice: DEMO_NOTICE },
     });
-    expect(await source({ secrets: false })).toMatchObject({
-      status: 404,
-      body: { error: { type: "notConfigured" } },
+    expect(await source({ secrets: false })).toEqual({
+      status: 200,
+      body: { source: "app", canSaveKey: false, notice: DEMO_NOTICE },
     });
+  });
+
+  it("the banner comes with /source: gone once the user's key answers, back once it is forgotten", async () => {
+    crm = await startCrm({ port: 0, dbPath: ":memory:", env: {}, token: "t" });
+    const call = async (route: string, body?: unknown) => {
+      const response = await fetch(`${crm?.url}/__assistant/${route}`, {
+        method: "POST",
+        headers: {
+          "x-elyra-token": "t",
+          "x-elyra-client": "spec",
+          "content-type": "application/json",
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return response.status === 204 ? response.status : await response.json();
+    };
+    expect(await call("source")).toMatchObject({ source: "app", notice: DEMO_NOTICE });
+    expect(await call("key", { key: "sk-ant-api03-Ada0123456789abcdefABCDEF_-xyz" })).toBe(204);
+    expect(await call("source")).toEqual({ source: "userKey", canSaveKey: true, notice: null });
+    expect(await call("key", { key: null })).toBe(204);
+    expect(await call("source")).toMatchObject({ source: "app", notice: DEMO_NOTICE });
   });
 });

@@ -202,15 +202,61 @@ describe("the checks before", () => {
     expect(await key.json()).toEqual({
       error: { type: "notConfigured", message: "this host has no secrets store for this route" },
     });
-    const source = await bare.call("source");
-    expect(await source.json()).toEqual({
-      error: { type: "notConfigured", message: "this host has no model source for this route" },
-    });
     expect((await bare.call("source", { token: "wrong" })).status).toBe(403);
 
     const noSource = setup(fakeModel(), { secrets: memorySecrets() });
     expect(await (await noSource.call("key", { body: { key: ADA_KEY } })).json()).toMatchObject({
       error: { type: "notConfigured", message: "this host has no model source for this route" },
+    });
+  });
+});
+
+describe("POST /source on the minimal setup (issue 28)", () => {
+  it("no model source: 200, the app's own model, no key to keep, and nothing for onError", async () => {
+    const bare = setup();
+    const source = await bare.call("source");
+    expect(source.status).toBe(200);
+    expect(await source.json()).toEqual({ source: "app", canSaveKey: false });
+    expect(bare.errors).toEqual([]);
+  });
+
+  it("a secrets store without a source: still no key to keep (/key could not keep it)", async () => {
+    const noSource = setup(fakeModel(), { secrets: memorySecrets() });
+    expect(await (await noSource.call("source")).json()).toEqual({
+      source: "app",
+      canSaveKey: false,
+    });
+  });
+});
+
+describe("the banner, from POST /source", () => {
+  it("a notice for all is sent with the source", async () => {
+    const t = setup(fakeModel(), { notice: "Demo model: scripted answers." });
+    expect(await (await t.call("source")).json()).toEqual({
+      source: "app",
+      canSaveKey: false,
+      notice: "Demo model: scripted answers.",
+    });
+  });
+
+  it("a notice per source follows the user's key: null (no banner) once they saved one", async () => {
+    const secrets = memorySecrets();
+    const source = modelSource({ secrets });
+    const t = setup(fakeModel(), {
+      secrets,
+      source,
+      notice: (_user: unknown, which: string) =>
+        which === "userKey" ? undefined : "No Claude yet.",
+    });
+    expect(await (await t.call("source")).json()).toMatchObject({
+      source: "none",
+      notice: "No Claude yet.",
+    });
+    expect((await t.call("key", { body: { key: ADA_KEY } })).status).toBe(204);
+    expect(await (await t.call("source")).json()).toEqual({
+      source: "userKey",
+      canSaveKey: true,
+      notice: null,
     });
   });
 });

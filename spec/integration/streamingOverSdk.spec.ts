@@ -51,7 +51,13 @@ describe("streaming faults through the window", () => {
     ]);
     const end = await w.prompt("overdue?");
     expect(end).toMatchObject({ _tag: "Failed", error: "Overloaded" });
-    expect(w.panel().items.at(-1)).toEqual({ kind: "error", turn: 1, error: "Overloaded" });
+    expect(w.panel().items.at(-1)).toMatchObject({
+      kind: "error",
+      turn: 1,
+      error: "Overloaded",
+      reason: "overloaded",
+      prompt: "overdue?",
+    });
   });
 
   it("S4: 529, 529, 200 answers with the SDK's retries; 529 × 3 shows as overloaded", async () => {

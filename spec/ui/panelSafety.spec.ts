@@ -133,7 +133,7 @@ describe("the panel's safety", () => {
         expect(root.querySelector(".script pre.code")?.textContent).toBe(texts[5]);
         expect(root.querySelector(".script pre.output")?.textContent).toBe(texts[8]);
         expect(root.querySelector("[role=dialog] .description")?.textContent).toBe(texts[10]);
-        expect(root.querySelector(".item.error")?.textContent).toBe(
+        expect(root.querySelector(".item.error .text")?.textContent).toBe(
           `Something went wrong: ${texts[15]}`,
         );
         remove();

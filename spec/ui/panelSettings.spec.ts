@@ -274,6 +274,7 @@ describe("the settings' words", () => {
       backend: "Claude, through the app's own connection",
       userKey: "Claude, with your own API key",
       environment: "Claude, with the app's API key",
+      app: "the app's own model",
       none: "no Claude model (no key of yours, and none from the app)",
     };
     for (const [source, said] of Object.entries(words)) expect(sourceWords(source)).toBe(said);

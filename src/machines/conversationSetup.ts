@@ -17,6 +17,7 @@ import {
 } from "../runtime/prompt/codeScripts.ts";
 import { budgetSpent, REFUSED, stepsSpent } from "../runtime/prompt/limits.ts";
 import {
+  failureOf,
   isModelError,
   type Message,
   type ModelResponse,
@@ -288,6 +289,7 @@ export const conversationSetup = setup({
         _tag: "Failed",
         turn: context.turn,
         error: isModelError(error) ? error.message : String(error),
+        ...failureOf(error),
       }),
     ),
     logCodeOverCap: emit(({ context }, { output }: { readonly output: CodeRunOutput }) =>

@@ -82,8 +82,23 @@ export interface AssistantHttpOptions {
    * Without it (or without `source`) `/key` answers 404 `notConfigured`.
    */
   readonly secrets?: Secrets;
-  /** Where users' steps go, for `POST /source`; without it `/source` answers 404 `notConfigured`. */
+  /**
+   * Where users' steps go, for `POST /source`; without it `/source` answers
+   * `app` (the host's own model) and that no key can be kept.
+   */
   readonly source?: SourceOfUsers;
+  /**
+   * The panel's banner about what answers (a demo model, say), sent with
+   * `POST /source`: one sentence for all, or one per user and source
+   * (`undefined` or `null`: no banner). Without it `/source` says nothing of
+   * a banner and the panel's `notice` attribute stands.
+   */
+  readonly notice?:
+    | string
+    | ((
+        user: User,
+        source: SourceName,
+      ) => string | null | undefined | Promise<string | null | undefined>);
   /** Told of each error that is a bug (answered 500 with nothing of it): `console.error` by default. */
   readonly onError?: (error: unknown, request: Request) => void;
 }
@@ -296,12 +311,24 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     return noContent();
   });
 
+  // Asked by every panel as it opens: a host given no model source answers too (its own model).
   api.post("/source", async (c) => {
     windowOf(host, c);
-    if (options.source === undefined) throw notConfigured("model source");
+    const user = c.get("user");
+    const { notice } = options;
+    const source = options.source === undefined ? "app" : await options.source.which(user);
+    const said =
+      notice === undefined
+        ? undefined
+        : typeof notice === "string"
+          ? notice
+          : await notice(user, source);
     const answer: SourceResponse = {
-      source: await options.source.which(c.get("user")),
-      canSaveKey: options.secrets !== undefined,
+      source,
+      canSaveKey: options.secrets !== undefined && options.source !== undefined,
+      ...(notice === undefined
+        ? {}
+        : { notice: typeof said === "string" && said !== "" ? said : null }),
     };
     return Response.json(answer);
   });

@@ -6,13 +6,35 @@
 import type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
 import { type ConfirmContext, confirmView } from "./confirmView.ts";
 import { h } from "./dom.ts";
+import { failureWords } from "./failureWords.ts";
 import { stepHref } from "./links.ts";
 import { outcomeWords } from "./outcomeWords.ts";
 
 type ItemOf<K extends PanelItem["kind"]> = Extract<PanelItem, { kind: K }>;
 
 /** What the views need of the panel. */
-export type ViewContext = ConfirmContext;
+export interface ViewContext extends ConfirmContext {
+  /** Sends a failed turn's prompt again (its _Retry_ button). */
+  readonly onRetry?: (prompt: string) => void;
+}
+
+/** A failed turn: what probably went wrong, in words, and _Retry_, which sends its prompt again. */
+const failedView = (context: ViewContext, item: ItemOf<"error">): HTMLElement => {
+  const { doc, onRetry } = context;
+  const prompt = item.prompt;
+  const retry =
+    prompt !== undefined &&
+    onRetry !== undefined &&
+    h(doc, "button", { type: "button", class: "retry" }, "Retry");
+  if (retry) retry.addEventListener("click", () => onRetry?.(prompt as string));
+  return h(
+    doc,
+    "div",
+    { class: "item error" },
+    h(doc, "span", { class: "text" }, failureWords(item)),
+    retry,
+  );
+};
 
 /** Each item's key: the same item keeps it as it changes. */
 export const keyOf = (item: PanelItem): string => {
@@ -158,7 +180,7 @@ export const itemView = (context: ViewContext, item: PanelItem): HTMLElement => 
     case "script":
       return scriptView(doc, item);
     case "error":
-      return h(doc, "div", { class: "item error" }, `Something went wrong: ${item.error}`);
+      return failedView(context, item);
     case "stopped":
       return h(doc, "div", { class: "item stopped" }, "Stopped.");
   }

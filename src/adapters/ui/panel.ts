@@ -61,6 +61,9 @@ export class AssistantPanel extends Base {
   /** What had the page's focus when the panel opened: closing gives it back. */
   #opener: HTMLElement | undefined;
   #ids = 0;
+  /** The banner as the host last said it (`null`: none); undefined until a host says one. */
+  #hostNotice: string | null | undefined;
+
 
   get store(): AssistantStore | undefined {
     return this.#store;
@@ -153,7 +156,12 @@ export class AssistantPanel extends Base {
     });
     const problem = h(doc, "p", { class: "problem", role: "alert", hidden: "" });
     const form = h(doc, "form", {}, textarea, stop, send);
-    const settings = panelSettings(doc);
+    // The banner follows what answers, as the host says it (`POST /source`), like the settings.
+    const settings = panelSettings(doc, (info) => {
+      if (info.notice === undefined) return;
+      this.#hostNotice = info.notice;
+      this.#showNotice();
+    });
     const panel = h(
       doc,
       "section",
@@ -227,7 +235,7 @@ export class AssistantPanel extends Base {
   #showNotice(): void {
     const notice = this.#parts?.notice;
     if (notice === undefined) return;
-    const text = this.getAttribute("notice");
+    const text = this.#hostNotice === undefined ? this.getAttribute("notice") : this.#hostNotice;
     notice.textContent = text ?? "";
     notice.hidden = text === null || text === "";
   }
@@ -322,6 +330,12 @@ export class AssistantPanel extends Base {
       views.push(view);
     }
     for (const [key, { view }] of this.#shown) if (!shown.has(key)) view.remove();
+    // Only the newest turn's failure can be retried: an older one's Retry hides once a turn follows.
+    const last = views[views.length - 1];
+    for (const view of views) {
+      const retry = view.classList.contains("error") ? view.querySelector("button.retry") : null;
+      if (retry instanceof HTMLElement) retry.hidden = view !== last;
+    }
     this.#shown = shown;
     let cursor = log.firstChild;
     for (const view of views) {
@@ -339,6 +353,10 @@ export class AssistantPanel extends Base {
     return {
       doc: this.ownerDocument,
       nextId: () => `elyra-${++this.#ids}`,
+      onRetry: (prompt) => {
+        this.#parts?.textarea.focus();
+        void this.#store?.prompt(prompt);
+      },
       onConfirm: async (item, accept, edited) => {
         // Back to the text box; with edited arguments only once they are taken (else the
         // dialog keeps the focus, to say what to fix).

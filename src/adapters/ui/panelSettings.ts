@@ -32,6 +32,7 @@ const SOURCE_WORDS: Readonly<Record<SourceName, string>> = {
   backend: "Claude, through the app's own connection",
   userKey: "Claude, with your own API key",
   environment: "Claude, with the app's API key",
+  app: "the app's own model",
   none: "no Claude model (no key of yours, and none from the app)",
 };
 
@@ -100,7 +101,8 @@ export const keySettingsOf = (store: AssistantStore | undefined): KeySettings | 
  * Builds the settings: a _Settings_ button for the panel's header and the
  * view it opens. The panel calls `use` with its store's settings and
  * `check` when it opens; the button shows once the host says it can keep a
- * key.
+ * key. `onSource` is told each answer of `POST /source` (when the panel
+ * opens, and after a key is saved or forgotten): the panel's banner follows it.
  *
  * @example
  * ```ts
@@ -111,7 +113,10 @@ export const keySettingsOf = (store: AssistantStore | undefined): KeySettings | 
  * settings.check();
  * ```
  */
-export const panelSettings = (doc: Document): PanelSettings => {
+export const panelSettings = (
+  doc: Document,
+  onSource: (info: SourceResponse) => void = () => {},
+): PanelSettings => {
   const button = h(
     doc,
     "button",
@@ -196,6 +201,7 @@ export const panelSettings = (doc: Document): PanelSettings => {
       const info = await settings.sourceInfo();
       if (mine !== generation) return undefined;
       sourceName.textContent = sourceWords(info.source);
+      onSource(info);
       return info.source;
     } catch {
       if (mine === generation) sourceName.textContent = "not known: the app could not be asked";
@@ -294,6 +300,7 @@ export const panelSettings = (doc: Document): PanelSettings => {
           can = info.canSaveKey === true ? "yes" : "no";
           button.hidden = can === "no";
           sourceName.textContent = sourceWords(info.source);
+          onSource(info);
         },
         (error: unknown) => {
           if (mine !== generation) return;

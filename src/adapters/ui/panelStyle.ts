@@ -66,6 +66,7 @@ pre { margin: 0.3em 0; padding: 0.5em; background: color-mix(in srgb, var(--_fg)
 .script summary { cursor: pointer; color: var(--_muted); font-size: 0.9em; }
 .script .calls { margin: 0.3em 0; padding-left: 1.4em; }
 .error, .problem { color: #cf222e; }
+.item.error .retry { display: block; margin-top: 0.4em; color: var(--_fg, inherit); }
 .stopped { color: var(--_muted); font-style: italic; }
 .problem { margin: 0; padding: 0.3em 0.9em; font-size: 0.9em; }
 form { display: flex; gap: 0.5em; align-items: flex-end; padding: 0.6em 0.9em; border-top: 1px solid var(--_line); }

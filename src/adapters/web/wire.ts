@@ -65,8 +65,13 @@ export interface ConfirmResponse {
   readonly result: ConfirmResult;
 }
 
-/** Where the user's steps go: the backend proxy, their own key, the host's `ANTHROPIC_API_KEY`, or nowhere. */
-export type SourceName = "backend" | "userKey" | "environment" | "none";
+/**
+ * Where the user's steps go: the backend proxy, their own key, the host's
+ * `ANTHROPIC_API_KEY`, nowhere; or `app`, the model the app gave its host
+ * (a host whose routes were given no model source, or a model that is not
+ * Claude, such as a demo's).
+ */
+export type SourceName = "backend" | "userKey" | "environment" | "app" | "none";
 
 /** `POST /source`'s answer. */
 export interface SourceResponse {
@@ -77,6 +82,12 @@ export interface SourceResponse {
    * A host older than this field leaves it out: read that as false.
    */
   readonly canSaveKey?: boolean;
+  /**
+   * What the panel's banner says about what answers (a demo model, say), for
+   * this user now: a sentence, or `null` for no banner. Sent only by a host
+   * given a `notice`; absent, the panel's own `notice` attribute stands.
+   */
+  readonly notice?: string | null;
 }
 
 /** A tool as `POST /tools` lists it: offered to this user now. */
@@ -96,7 +107,7 @@ export interface ToolInfo {
  * - `tooLarge` (413): a body over {@link MAX_BODY_BYTES};
  * - `turnInProgress`, `windowFailed`, `closed` (409): the prompt (or reset) cannot start now;
  * - `noAssistant` (404): the app has no assistant;
- * - `notConfigured` (404): `/key` or `/source` on a host given no secrets store or model source;
+ * - `notConfigured` (404): `/key` on a host given no secrets store or model source;
  * - live queries refused: `unknownCommand`, `notLive`, `badArguments`, `tooMany` (400),
  *   `notAllowed`, `noAbility` (403);
  * - `notFound` (404), `methodNotAllowed` (405);

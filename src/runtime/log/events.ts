@@ -123,7 +123,19 @@ export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
 });
 export const Answered = Schema.TaggedStruct("Answered", { ...base, text: Schema.String });
 export const Stopped = Schema.TaggedStruct("Stopped", { ...base, partial: Schema.String });
-export const Failed = Schema.TaggedStruct("Failed", { ...base, error: Schema.String });
+export const Failed = Schema.TaggedStruct("Failed", {
+  ...base,
+  error: Schema.String,
+  /**
+   * When the model's step failed: the `ModelError`'s kind (`auth`,
+   * `connection`, `overloaded`, `rateLimited`, …), so a panel can say in
+   * words what probably went wrong. Absent for other failures, and in logs
+   * written before it was recorded.
+   */
+  kind: Schema.optional(Schema.String),
+  /** With `kind`: the HTTP status the model's API answered, when there was one. */
+  status: Schema.optional(Schema.Int),
+});
 /** What the user selected of one kind (`[]` clears it), on which route; at most 100 ids are kept. */
 export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
   ...base,

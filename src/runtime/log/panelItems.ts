@@ -69,7 +69,17 @@ export type PanelItem =
       /** What it printed; undefined while it runs. */
       readonly output?: string;
     }
-  | { readonly kind: "error"; readonly turn: number; readonly error: string }
+  | {
+      readonly kind: "error";
+      readonly turn: number;
+      /** The turn's error, as the host wrote it. */
+      readonly error: string;
+      /** When the model's step failed: its error's kind (`auth`, `connection`, …) and HTTP status. */
+      readonly reason?: string;
+      readonly status?: number;
+      /** The text the turn was asked with, for a Retry that sends it again. */
+      readonly prompt?: string;
+    }
   | { readonly kind: "stopped"; readonly turn: number };
 
 /** Claude's code, as the panel shows it. */
@@ -353,7 +363,17 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
       case "Failed":
         if (event.turn !== draft.turn) return;
         endTurn(draft, event.turn);
-        items.push({ kind: "error", turn: event.turn, error: event.error });
+        {
+          const asked = lastOf(items, event.turn, "user", (i) => i.turn === event.turn);
+          items.push({
+            kind: "error",
+            turn: event.turn,
+            error: event.error,
+            ...(event.kind === undefined ? {} : { reason: event.kind }),
+            ...(event.status === undefined ? {} : { status: event.status }),
+            ...(asked === undefined ? {} : { prompt: asked.text }),
+          });
+        }
         return;
       case "Reset":
         draft.items = [];

@@ -186,6 +186,27 @@ export const isModelError = (error: unknown): error is Pick<ModelError, "_tag" |
     Predicate.hasProperty(error, "message") &&
     typeof error.message === "string");
 
+/**
+ * What a failed step's log event records of its error beside the message:
+ * the {@link ModelError}'s kind and status, when it has them (a stub's plain
+ * `{ _tag: "ModelError", message }` has neither), so a panel can say in
+ * words what probably went wrong.
+ *
+ * @example
+ * ```ts
+ * failureOf(new ModelError({ kind: "auth", message: "invalid x-api-key", status: 401 }));
+ * // { kind: "auth", status: 401 }
+ * ```
+ */
+export const failureOf = (error: unknown): { readonly kind?: string; readonly status?: number } => {
+  if (!isModelError(error)) return {};
+  const { kind, status } = error as { readonly kind?: unknown; readonly status?: unknown };
+  return {
+    ...(typeof kind === "string" && kind !== "" ? { kind } : {}),
+    ...(Number.isInteger(status) ? { status: status as number } : {}),
+  };
+};
+
 /** The kind of an API error by its HTTP status (and `error.type`), as the Messages API uses them. */
 export const kindOfStatus = (status: number | undefined, type?: string | null): ModelErrorKind => {
   if (status === 529 || type === "overloaded_error") return "overloaded";
