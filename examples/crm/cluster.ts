@@ -26,6 +26,8 @@ const MAIN = join(here, "main.ts");
 const INSTANCES = 3;
 /** How long an instance may take to print its URL. */
 const START_MS = 60_000;
+/** How long a failed request waits to be told: the signal that stops the cluster may come in later. */
+const SIGNAL_RACE_MS = 250;
 /** How long an instance may take to stop before it is killed. */
 const STOP_MS = 10_000;
 
@@ -163,9 +165,13 @@ try {
   balancer = await startBalancer({
     port,
     targets: urls,
-    // While stopping, the instances close their open event streams: not a failure.
+    // On Ctrl-C the instances hear it too and close their open event streams, and
+    // this process may read those ends before its own signal: not a failure. So an
+    // error is told a moment later, unless the cluster is stopping by then.
     onTargetError: (target, error) => {
-      if (!stopping) console.error(`balancer: ${target} failed a request: ${error.message}`);
+      setTimeout(() => {
+        if (!stopping) console.error(`balancer: ${target} failed a request: ${error.message}`);
+      }, SIGNAL_RACE_MS).unref();
     },
   });
   console.log("");

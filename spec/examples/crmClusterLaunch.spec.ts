@@ -1,8 +1,8 @@
 /**
  * `npm run cluster` as a person runs it, without DATABASE_URL: it starts a
  * throwaway PostgreSQL, three instances and the balancer, prints their URLs,
- * takes the instances in turn, and on SIGTERM stops them all, PostgreSQL
- * too. Slow (three processes bundle the browser app): about 10 s.
+ * takes the instances in turn, and on Ctrl-C stops them all, PostgreSQL
+ * too, and says so. Slow (three processes bundle the browser app): about 10 s.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -63,7 +63,7 @@ describe.skipIf(!havePostgres)(postgresSuite("npm run cluster"), () => {
     expect(tokens.size).toBe(1);
   });
 
-  it("stops everything on SIGTERM, its PostgreSQL too", async () => {
+  it("stops everything on Ctrl-C, its PostgreSQL too, with an event stream open, and says so", async () => {
     const output = running?.output() ?? "";
     const postgresPort = Number(
       /PostgreSQL: postgres:\/\/\S+@127\.0\.0\.1:(\d+)\//.exec(output)?.[1],
@@ -73,7 +73,19 @@ describe.skipIf(!havePostgres)(postgresSuite("npm run cluster"), () => {
     );
     const balancerPort = Number(new URL(running?.found as string).port);
     expect(await listening(postgresPort)).toBe(true);
-    await running?.stop();
+    // An event stream held open through the balancer, as a page holds one.
+    const html = await (await fetch(`${running?.found}/`)).text();
+    const token = /name="elyra-token" content="([^"]+)"/.exec(html)?.[1] as string;
+    const stream = await fetch(`${running?.found}/__assistant/events`, {
+      headers: { "x-elyra-token": token, "x-elyra-client": "launch-spec" },
+    });
+    expect(stream.status).toBe(200);
+    const reading = stream.body?.getReader();
+    void reading?.read().catch(() => undefined);
+    const before = running?.output().length ?? 0;
+    // Ctrl-C: SIGINT to the whole process group, as a terminal sends it.
+    const stopped = running;
+    await running?.stop("SIGINT");
     running = undefined;
     await vi.waitFor(
       async () => {
@@ -82,5 +94,9 @@ describe.skipIf(!havePostgres)(postgresSuite("npm run cluster"), () => {
       },
       { timeout: 15_000, interval: 200 },
     );
+    const said = stopped?.output().slice(before) ?? "";
+    expect(said).toContain("Elyra CRM cluster stopped.");
+    expect(said).not.toContain("failed a request");
+    await reading?.cancel().catch(() => undefined);
   });
 });

@@ -11,8 +11,8 @@ export interface RunningScript {
   readonly output: () => string;
   /** The first group of `ready` in its output. */
   readonly found: string;
-  /** Stops it and everything it started. */
-  readonly stop: () => Promise<void>;
+  /** Stops it and everything it started: SIGTERM to its process group, or the signal given (SIGINT is Ctrl-C). */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
 /**
@@ -38,10 +38,10 @@ export const runScript = (
     });
     let output = "";
     const timer = setTimeout(() => reject(new Error(`not up in 45 s:\n${output}`)), 45_000);
-    const stop = async () => {
+    const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
       if (child.pid === undefined || child.exitCode !== null) return;
       const exited = new Promise((done) => child.once("exit", done));
-      process.kill(-child.pid, "SIGTERM");
+      process.kill(-child.pid, signal);
       await exited;
     };
     const read = (chunk: Buffer) => {
