@@ -98,6 +98,11 @@ export class HostConfigError extends Data.TaggedError("HostConfigError")<{
 export const IDLE_WINDOW_MS = 30 * 60_000;
 /** Windows kept in memory at most. */
 export const MAX_WINDOWS = 10_000;
+/** A window whose conversation crashes more than this many times within {@link RESTART_WINDOW_MS} is given up. */
+export const MAX_RESTARTS = 3;
+export const RESTART_WINDOW_MS = 60_000;
+/** Each model step's `max_tokens` unless `maxTokensPerStep` is given. */
+export const MAX_TOKENS_PER_STEP = 4096;
 
 /** How many supervisors share a host's windows: at 10 000 windows, about 160 each. */
 const SUPERVISOR_SHARDS = 64;
@@ -204,8 +209,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
     if (supervisor !== undefined) return supervisor;
     const started = createActor(machine, {
       input: {
-        maxRestarts: options.maxRestarts ?? 3,
-        restartWindowMs: options.restartWindowMs ?? 60_000,
+        maxRestarts: options.maxRestarts ?? MAX_RESTARTS,
+        restartWindowMs: options.restartWindowMs ?? RESTART_WINDOW_MS,
       },
       clock,
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
@@ -227,7 +232,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(routing === undefined ? {} : { routing }),
     clock,
     path,
-    maxTokensPerStep: options.maxTokensPerStep ?? 4096,
+    maxTokensPerStep: options.maxTokensPerStep ?? MAX_TOKENS_PER_STEP,
     live,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.codeCallDeadlineMs === undefined

@@ -35,7 +35,7 @@ export interface ToolRunnerWindow {
   readonly trace?: () => Context | undefined;
 }
 
-const MAX_NAME = 128;
+export const MAX_NAME = 128;
 
 /** A tool step's write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
 export const notWritten = (): Promise<never> => {

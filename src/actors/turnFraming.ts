@@ -5,7 +5,7 @@
  * live queries and selections, among the tools offered now).
  */
 import type { ConversationEvent, ConversationInput } from "../machines/conversationMachine.ts";
-import type { App } from "../runtime/commands/app.ts";
+import { type App, DEFAULT_MAX_STEPS, DEFAULT_TOKEN_BUDGET } from "../runtime/commands/app.ts";
 import { offered } from "../runtime/commands/catalog.ts";
 import type { User } from "../runtime/commands/origin.ts";
 import type { SelectionsState } from "../runtime/log/projections.ts";
@@ -23,8 +23,8 @@ export const conversationFrom = (
   assistant: App["assistant"],
   codeCallDeadlineMs: number | undefined,
 ): ConversationInput => ({
-  maxSteps: assistant?.maxSteps ?? 8,
-  tokenBudget: assistant?.maxTokensPerConversation ?? 200_000,
+  maxSteps: assistant?.maxSteps ?? DEFAULT_MAX_STEPS,
+  tokenBudget: assistant?.maxTokensPerConversation ?? DEFAULT_TOKEN_BUDGET,
   turn: log.status().turn,
   tokensUsed: log.usage().total,
   ...(codeCallDeadlineMs === undefined ? {} : { codeCallDeadlineMs }),

@@ -166,6 +166,11 @@ const reportOf = <U>(details: fc.RunDetails<[Scenario<U>]>): string => {
   return `checkCallPath: a scenario failed (${found}): ${message}\n${scenario}`;
 };
 
+/** The steps of one scenario, the calls of a burst and the runs, unless given. */
+export const CHECK_MAX_STEPS = 8;
+export const CHECK_MAX_BURST = 64;
+export const CHECK_NUM_RUNS = 100;
+
 /**
  * Checks your app's call path against the reference model of who may run
  * what, over your real commands, grants, schemas, confirm lists and rate
@@ -210,8 +215,8 @@ export const checkCallPath = async <U = User>(
   const scenarios = scenariosOf(app, {
     users,
     takes,
-    maxSteps: options.maxSteps ?? 8,
-    maxBurst: options.maxBurst ?? 64,
+    maxSteps: options.maxSteps ?? CHECK_MAX_STEPS,
+    maxBurst: options.maxBurst ?? CHECK_MAX_BURST,
   });
   const seen = zero();
   let calls = 0;
@@ -224,7 +229,7 @@ export const checkCallPath = async <U = User>(
   );
   const details = await fc
     .check(property, {
-      numRuns: options.numRuns ?? 100,
+      numRuns: options.numRuns ?? CHECK_NUM_RUNS,
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.path === undefined ? {} : { path: options.path }),
     })

@@ -11,7 +11,7 @@ const confirmSchema = () => ({
   required: ["confirm"],
 });
 
-const MAX_ARGS_TEXT = 2_000;
+export const MAX_ARGS_TEXT = 2_000;
 
 /**
  * What the client shows: the command's `confirmLabel` sentence when it gave

@@ -37,7 +37,8 @@ export interface AnthropicStreaming {
 export type AnthropicOptions = (ClientOptions | { readonly client: Anthropic }) &
   AnthropicStreaming;
 
-const IDLE_TIMEOUT_MS = 60_000;
+/** How long a begun stream may go without an event unless `idleTimeoutMs` is given. */
+export const IDLE_TIMEOUT_MS = 60_000;
 
 /**
  * A {@link Model} that asks Claude through the Anthropic SDK. Each step sends

@@ -25,7 +25,7 @@ export interface StreamedStepOptions {
 }
 
 /** How long the end of a body may take to come after `message_stop`. */
-const DRAIN_MS = 1_000;
+export const DRAIN_MS = 1_000;
 
 /** Reads a stream's remaining events to its end, aborting the request after `ms`; never rejects. */
 const drain = async (

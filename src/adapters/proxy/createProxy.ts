@@ -131,6 +131,11 @@ const pathOf = (url: string): string => {
 const fromBody = (problem: BodyProblem): ProxyRefusal =>
   problem._tag === "TooLarge" ? tooLarge(problem.limit) : invalid(problem.message);
 
+/** How long upstream may send nothing unless `timeoutMs` is given: 120 s. */
+export const PROXY_TIMEOUT_MS = 120_000;
+/** The largest request body read unless `maxBodyBytes` is given: 32 MB, the API's own limit. */
+export const PROXY_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
 /**
  * The Messages API, proxied: a fetch handler for `POST …/v1/messages` that
  * the real SDK reaches with `baseURL` and `authToken`. Before anything goes
@@ -175,8 +180,8 @@ export const createProxy = <U = User>(
     });
   const limit = proxyRateLimit(options.rateLimit);
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? PROXY_TIMEOUT_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? PROXY_MAX_BODY_BYTES;
   const transport = transportFor(options.fetch);
   const report =
     options.onError ??

@@ -15,8 +15,8 @@ import type { StoreChange } from "../../runtime/log/eventStore.ts";
 export const MAX_PAYLOAD_BYTES = 3_999;
 
 /** Waits before listening again after a drop: 100 ms, doubling to 5 s. */
-const FIRST_RETRY_MS = 100;
-const LAST_RETRY_MS = 5_000;
+export const FIRST_RETRY_MS = 100;
+export const LAST_RETRY_MS = 5_000;
 
 /**
  * The channel of a table's notifications: `elyra_` and 32 hex digits of the

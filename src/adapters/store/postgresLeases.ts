@@ -18,7 +18,7 @@ export const LEASE_MS = 5_000;
 /** A host's heartbeat: every second. */
 export const HEARTBEAT_MS = 1_000;
 /** A message no host claimed in this long is deleted. */
-const MESSAGE_TTL = "10 minutes";
+export const MESSAGE_TTL = "10 minutes";
 /** A host row whose heartbeat stopped this long ago is deleted. */
 const HOST_TTL = "1 hour";
 

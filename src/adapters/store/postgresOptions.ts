@@ -62,6 +62,9 @@ export interface PostgresStore extends EventStore {
 }
 
 /** The options as the store uses them. */
+/** How long connecting may take unless `connectTimeoutMs` is given: 10 s. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 export interface PostgresSettings {
   readonly schema: string;
   readonly table: string;
@@ -79,7 +82,7 @@ export const settingsOf = (
 ): PostgresSettings => {
   const schema = identifier("schema", options.schema, "public");
   const table = identifier("table", options.table, "elyra_events", MAX_TABLE);
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   if (
     typeof connectTimeoutMs !== "number" ||
     !Number.isFinite(connectTimeoutMs) ||

@@ -41,6 +41,9 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
   PRIMARY KEY (stream, seq)
 ) WITHOUT ROWID`;
 
+/** How long a second store on a file waits for the lock before `StoreInUse`: 5 s. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 /**
  * An {@link EventStore} in the SQLite file at `path` (`":memory:"` for one
  * that lasts as long as the store). Events are checked against `LogEvent` and
@@ -67,7 +70,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
  */
 export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): SqliteStore => {
   const db = openExclusive(path, {
-    busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+    busyTimeoutMs: options.busyTimeoutMs ?? BUSY_TIMEOUT_MS,
     synchronous: options.synchronous === "FULL" ? "FULL" : "NORMAL",
     schema: SCHEMA,
   });

@@ -49,7 +49,7 @@ export interface AssistantPaletteOptions {
 
 const DEFAULT_ID = "elyra-assistant-ask";
 const DEFAULT_PREFIX = "Ask the assistant: ";
-const DEFAULT_MAX_LABEL = 60;
+export const DEFAULT_MAX_LABEL = 60;
 
 /** `text` on one line (runs of white space, line breaks included, become one space), at most `max` characters. */
 const clip = (text: string, max: number): string => {

@@ -26,14 +26,21 @@ const grantFields = {
 /** The grant a surface (the assistant or MCP) has: which abilities, which are asked first, its limit. */
 export const GrantConfig = Schema.Struct(grantFields);
 
+/** The model steps a turn may take unless `maxSteps` is given. */
+export const DEFAULT_MAX_STEPS = 8;
+/** The tokens a conversation may use unless `maxTokensPerConversation` is given. */
+export const DEFAULT_TOKEN_BUDGET = 200_000;
+
 /** The assistant's grant and settings; every setting has its documented default. */
 export const AssistantConfig = Schema.Struct({
   ...grantFields,
   instructions: Schema.optionalWith(Schema.String, { default: () => "" }),
   model: Schema.optionalWith(Schema.NonEmptyString, { default: () => "claude-sonnet-5-5" }),
-  maxSteps: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 64)), { default: () => 8 }),
+  maxSteps: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 64)), {
+    default: () => DEFAULT_MAX_STEPS,
+  }),
   maxTokensPerConversation: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), {
-    default: () => 200_000,
+    default: () => DEFAULT_TOKEN_BUDGET,
   }),
   windowContext: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   codeMode: Schema.optionalWith(Schema.Boolean, { default: () => false }),

@@ -42,8 +42,8 @@ export interface ConfirmationSpec<A> {
 /** How long a `confirmLabel` may take before the default is shown: 2 s. */
 export const CONFIRM_LABEL_TIMEOUT_MS = 2_000;
 /** The longest label shown; a longer one is cut with `…`. */
-const MAX_CONFIRM_LABEL = 300;
-const MAX_ACTION = 40;
+export const MAX_CONFIRM_LABEL = 300;
+export const MAX_ACTION = 40;
 
 /** The verbs of an ability that make a command destructive unless it says otherwise. */
 const DESTRUCTIVE_VERBS = new Set(["delete", "destroy", "remove", "purge", "erase"]);

@@ -9,7 +9,7 @@ export interface Issue {
 
 /** The most issues told; past them, one line says there are more. */
 export const MAX_ISSUES = 20;
-const MAX_LINE = 300;
+export const MAX_LINE = 300;
 
 /**
  * The message of a part a capped check left unchecked (see argumentDecoder):

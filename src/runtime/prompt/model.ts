@@ -80,7 +80,7 @@ export interface StopDetails {
 }
 
 /** The longest `StopDetails.explanation` kept. */
-const MAX_EXPLANATION = 1_000;
+export const MAX_EXPLANATION = 1_000;
 /** The longest `StopDetails.category` kept; the API's are one word. */
 const MAX_CATEGORY = 64;
 
