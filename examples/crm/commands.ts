@@ -73,8 +73,16 @@ export const crmCommands = (db = crmData()) => {
       link: "/customers/{id}",
       args: {
         id: Schema.Number,
-        email: Schema.optional(Email),
-        creditLimit: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+        email: Schema.optional(Email.annotations({ title: "Email" })),
+        creditLimit: Schema.optional(
+          Schema.Number.pipe(
+            Schema.nonNegative(),
+            Schema.annotations({
+              title: "Credit limit",
+              jsonSchema: { format: "money", currency: "EUR" },
+            }),
+          ),
+        ),
       },
       result: Customer,
       run: ({ id, email, creditLimit }) => {
@@ -91,6 +99,8 @@ export const crmCommands = (db = crmData()) => {
     defineCommand({
       name: "customers_delete",
       description: "Delete a customer and everything about them. It cannot be undone.",
+      title: "Delete customer",
+      summary: "Deletes the customer and everything about them. It cannot be undone.",
       can: "customers.delete",
       args: { id: Schema.Number },
       run: ({ id }) => {

@@ -189,12 +189,12 @@ export const decide = (text: string, note: Note): Decision => {
     const more = note.more_selected;
     const andMore =
       typeof more === "number" && more > 0
-        ? `, and ${more} more it left out`
+        ? `, and ${more} more not listed here`
         : more
           ? ", and more"
           : "";
     return {
-      say: `The window note says you selected ${lists.join(" and ")}${andMore}. Claude could work through them; the demo model only reads the list.`,
+      say: `You have selected ${lists.join(" and ")}${andMore}. Claude could work through them; this demo only reads which ones they are.`,
     };
   }
   return { say: HELP };

@@ -1,8 +1,11 @@
 /**
  * The example CRM's commands over its SQLite database: for customers and for
  * invoices, `_index` and `_show` (live: the screen keeps them open), `_store`,
- * `_update` and `_destroy`. Each description is what the model reads and what
- * the confirmation dialog shows the user.
+ * `_update` and `_destroy`. Each description is what the model reads; what
+ * people read is worded apart: a command's `title` and `summary`, and each
+ * editable argument's `title` annotation (with `format: "date"` for a date
+ * picker, `format: "money"` and its `currency` for an amount), which the
+ * confirmation dialog shows.
  */
 import { Schema } from "effect";
 import { defineCommand } from "elyra-assistant";
@@ -29,6 +32,12 @@ const Euros = Schema.Number.pipe(
   Schema.lessThanOrEqualTo(10_000_000, { message: () => "must be at most 10 000 000" }),
 );
 
+/** An invoice's amount, as people see it on the dialog: in euros, with their sign. */
+const Amount = Euros.annotations({
+  title: "Amount",
+  jsonSchema: { format: "money", currency: "EUR" },
+});
+
 const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date as YYYY-MM-DD" }),
   Schema.filter((s) => {
@@ -39,6 +48,9 @@ const Day = Schema.String.pipe(
     );
   }),
 );
+
+/** A due date, as people see it on the dialog: a date picker. */
+const DueOn = Day.annotations({ title: "Due date", jsonSchema: { format: "date" } });
 
 /** A customer, with what their unpaid invoices add up to. */
 export const CustomerRecord = Schema.Struct({
@@ -149,6 +161,8 @@ export const crmSqliteCommands = (db: CrmDb) => [
     name: "customers_destroy",
     description:
       "Delete a customer and all of their invoices. It cannot be undone; the user is asked to confirm first.",
+    title: "Delete customer",
+    summary: "Deletes the customer and all of their invoices. It cannot be undone.",
     can: "customers.destroy",
     invalidates: ["customers", "invoices"],
     args: { id: Id },
@@ -196,14 +210,16 @@ export const crmSqliteCommands = (db: CrmDb) => [
     description:
       "Create an invoice for a customer: the amount in euros, optionally a project and a due date " +
       "(YYYY-MM-DD, 30 days from today unless given). It is issued today and unpaid.",
+    title: "Issue invoice",
+    summary: "Issues a new invoice, dated today and unpaid.",
     can: "invoices.create",
     link: "/invoices/{result.id}",
     invalidates: ["invoices", "customers"],
     args: {
       customer_id: Id,
-      amount: Euros,
-      project: Schema.optional(Name),
-      due_on: Schema.optional(Day),
+      amount: Amount,
+      project: Schema.optional(Name.annotations({ title: "Project" })),
+      due_on: Schema.optional(DueOn),
     },
     // Asked first (the grants confirm invoices.create): the user may correct what Claude proposed.
     editable: ["amount", "project", "due_on"],
@@ -234,6 +250,8 @@ export const crmSqliteCommands = (db: CrmDb) => [
   defineCommand({
     name: "invoices_destroy",
     description: "Delete an invoice. It cannot be undone; the user is asked to confirm first.",
+    title: "Delete invoice",
+    summary: "Deletes the invoice. It cannot be undone.",
     can: "invoices.destroy",
     invalidates: ["invoices", "customers"],
     args: { id: Id },

@@ -50,9 +50,7 @@ describe.skipIf(!haveChromium)(browserSuite("the window note's count in Chromium
     const answer = page.locator("elyra-assistant-panel .item.answer:not([aria-busy]) .text").last();
     await expect
       .poll(() => answer.textContent(), { timeout: 15_000 })
-      .toMatch(
-        /^The window note says you selected (\d+) invoices \(.*\), and (\d+) more it left out\./,
-      );
+      .toMatch(/^You have selected (\d+) invoices \(.*\), and (\d+) more not listed here\./);
     const [, shown, left] =
       /selected (\d+) invoices .*and (\d+) more/.exec((await answer.textContent()) ?? "") ?? [];
     expect(Number(shown) + Number(left)).toBe(240);

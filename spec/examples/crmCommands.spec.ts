@@ -277,3 +277,31 @@ describe("destroy asks first", () => {
     expect(() => db.invoice(10)).toThrow("no invoice has id 10");
   });
 });
+
+describe("what people read on the confirmation (issue 28)", () => {
+  it("each command the CRM asks first has a title and a summary for people, never about the model or the user", () => {
+    const { app } = crm();
+    const asked = ["customers_destroy", "invoices_destroy", "invoices_store"].map((name) =>
+      app.commands.get(name),
+    );
+    for (const command of asked) {
+      expect(command?.title).toMatch(/^[A-Z]/);
+      expect(command?.summary).toMatch(/^[A-Z].*\.$/);
+      expect(command?.summary).not.toMatch(/model|the user|asked to confirm/i);
+    }
+  });
+
+  it("invoices_store's editable arguments are labelled, the due date a date and the amount in euros, on the wire", async () => {
+    const { app } = crm();
+    const { turn } = await call(app, "invoices_store", { customer_id: 3, amount: 120 }, false);
+    const asked = turn.events.find((e) => e._tag === "ConfirmRequested") as
+      | EventOf<"ConfirmRequested">
+      | undefined;
+    expect(asked).toMatchObject({ title: "Issue invoice", summary: expect.any(String) });
+    expect(asked?.editable?.map(({ schema: _s, ...field }) => field)).toEqual([
+      { name: "amount", label: "Amount", kind: "money", currency: "EUR" },
+      { name: "project", label: "Project", kind: "text" },
+      { name: "due_on", label: "Due date", kind: "date" },
+    ]);
+  });
+});

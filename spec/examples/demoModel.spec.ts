@@ -154,7 +154,7 @@ describe("the demo model's rules", () => {
     expect(
       decide("What is selected?", { route: "/invoices", selected: { invoices: [3, 41] } }),
     ).toEqual({
-      say: "The window note says you selected 2 invoices (INV-0003, INV-0041). Claude could work through them; the demo model only reads the list.",
+      say: "You have selected 2 invoices (INV-0003, INV-0041). Claude could work through them; this demo only reads which ones they are.",
     });
     expect(decide("Find Hopper", {})).toEqual({
       call: "customers_index",

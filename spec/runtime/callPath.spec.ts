@@ -369,6 +369,8 @@ describe("7. confirmation", () => {
         callId: "toolu_1",
         tool: "customers_delete",
         description: "Delete a customer. It cannot be undone.",
+        // For people: the command's title (read from its name when it declares none).
+        title: "Delete a customer",
         args: { id: 42 },
         digest: expect.stringMatching(/^[0-9a-f]{64}$/),
         scope: "window-1",

@@ -179,7 +179,12 @@ describe("the accept button", () => {
       [false, "Confirm"],
     ]);
     expect(confirmer.asked[1]?.editable).toEqual([
-      { name: "amount", schema: expect.objectContaining({ type: "number" }) },
+      {
+        name: "amount",
+        schema: expect.objectContaining({ type: "number" }),
+        label: "Amount",
+        kind: "number",
+      },
     ]);
     expect(confirmer.asked[0]?.editable).toEqual([]);
   });

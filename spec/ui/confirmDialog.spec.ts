@@ -71,7 +71,7 @@ afterEach(() => {
 });
 
 describe("the confirmation dialog", () => {
-  it("leads with the command's sentence, then the arguments, then the tool and its description", () => {
+  it("leads with the command's sentence, then the arguments; the model's description is never shown", () => {
     const { fake, root } = mount();
     fake.emit(...numbered([started, destroy]));
     const dialog = root.querySelector<HTMLElement>("[role=dialog]")!;
@@ -81,10 +81,9 @@ describe("the confirmation dialog", () => {
       [...dialog.children].map(
         (c) => c.tagName.toLowerCase() + (c.className ? `.${c.className.split(" ")[0]}` : ""),
       ),
-    ).toEqual(["h3.label", "pre.args", "div.buttons", "p.description"]);
-    expect(dialog.querySelector(".about")?.textContent).toBe(
-      "customers_destroy · Delete a customer and all of their invoices.",
-    );
+    ).toEqual(["h3.label", "pre.args", "div.buttons"]);
+    expect(dialog.textContent).not.toContain(destroy.description);
+    expect(dialog.textContent).not.toContain(destroy.tool);
   });
 
   it("a destructive command's accept button says Delete, is styled so, comes last and is not focused", () => {
@@ -103,17 +102,17 @@ describe("the confirmation dialog", () => {
     expect(root.activeElement).not.toBe(buttons[1]);
   });
 
-  it("without a sentence, it shows the tool and its description as before", () => {
+  it("without a sentence, it is titled with the command's title, never the tool's name or the model's description", () => {
     const { fake, root } = mount();
     const { label: _l, ...plain } = destroy;
     fake.emit(...numbered([started, plain]));
     const dialog = root.querySelector<HTMLElement>("[role=dialog]")!;
+    // A log with no title (older hosts): the tool's name read as what it does.
     expect(root.getElementById(dialog.getAttribute("aria-labelledby")!)?.textContent).toBe(
-      "Confirm customers_destroy",
+      "Delete a customer?",
     );
-    expect(dialog.querySelector(".description")?.textContent).toBe(
-      "Delete a customer and all of their invoices.",
-    );
+    expect(dialog.querySelector(".description")).toBeNull();
+    expect(dialog.textContent).not.toContain(destroy.description);
   });
 
   it("editable arguments are labelled fields; what the user changed is sent as edited", async () => {
@@ -124,7 +123,8 @@ describe("the confirmation dialog", () => {
     const amount = dialog.querySelector<HTMLInputElement>("input[name=amount]")!;
     expect(amount.type).toBe("number");
     expect(amount.value).toBe("1200");
-    expect(root.querySelector(`label[for="${amount.id}"]`)?.textContent).toBe("amount");
+    // A log with no labels (older hosts): the key in words, never the key.
+    expect(root.querySelector(`label[for="${amount.id}"]`)?.textContent).toBe("Amount");
     expect(dialog.querySelector<HTMLInputElement>("input[name=due_on]")?.value).toBe("");
     amount.value = "950";
     dialog.querySelector<HTMLButtonElement>("button.accept")!.click();
@@ -178,7 +178,7 @@ describe("the confirmation dialog", () => {
     accept.click();
     await settle();
     await settle();
-    expect(dialog.querySelector("[role=alert]")?.textContent).toBe("amount: must be more than 0");
+    expect(dialog.querySelector("[role=alert]")?.textContent).toBe("Amount: must be more than 0");
     expect(amount.getAttribute("aria-invalid")).toBe("true");
     expect(accept.disabled).toBe(false);
     expect(root.activeElement).toBe(amount);

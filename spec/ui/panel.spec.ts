@@ -277,7 +277,7 @@ describe("<elyra-assistant-panel>", () => {
     expect(script.querySelector("pre.output")?.textContent).toBe("214\n");
   });
 
-  it("asks in a dialog with the tool, its description and the arguments, and answers with the echo", async () => {
+  it("asks in a dialog with the command's title and the arguments, and answers with the echo", async () => {
     const { fake, root, $ } = mount();
     const args = { id: 42, reason: "duplicate" };
     $("textarea").focus();
@@ -298,11 +298,12 @@ describe("<elyra-assistant-panel>", () => {
     const dialog = root.querySelector<HTMLElement>("[role=dialog]")!;
     // Focus moves to the question (not to its Accept button, where an Enter would accept).
     expect(root.activeElement).toBe(dialog);
-    expect(dialog.querySelector(".tool")?.textContent).toBe("customers_delete");
-    expect(dialog.querySelector(".description")?.textContent).toBe("Delete a customer for good.");
+    // People read the command's title; the tool's name and the model's description are the model's.
+    expect(dialog.textContent).not.toContain("customers_delete");
+    expect(dialog.textContent).not.toContain("Delete a customer for good.");
     expect(dialog.querySelector("pre.args")?.textContent).toBe(JSON.stringify(args, null, 2));
     const labelled = dialog.getAttribute("aria-labelledby")!;
-    expect(root.getElementById(labelled)?.textContent).toBe("Confirm customers_delete");
+    expect(root.getElementById(labelled)?.textContent).toBe("Delete a customer?");
     // Decline first; a log from before the accept word was logged says Accept.
     const [decline, accept] = [...dialog.querySelectorAll("button")];
     expect([decline?.textContent, accept?.textContent]).toEqual(["Decline", "Accept"]);

@@ -98,6 +98,7 @@ const turnOf = (t: ReadonlyArray<string>) => {
       callId: "k3",
       tool: s(9),
       description: s(10),
+      summary: s(10),
       args: { [s(11)]: s(12), list: [s(13)] },
     },
     { _tag: "StepStarted", turn: 1, step: 1 },

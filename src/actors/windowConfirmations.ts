@@ -14,13 +14,6 @@ export interface WindowConfirmations {
   readonly broker: () => ConfirmationBroker;
   /** The broker if one was made. */
   readonly made: () => ConfirmationBroker | undefined;
-  /**
-   * Resolves once the answer to `callId`'s question is stored, and rejects
-   * when the store refused it (`LeaseLost` on a host that lost the window):
-   * a confirmed command runs only after it. Rejects when no answer was
-   * recorded for the call.
-   */
-  readonly stored: (callId: string) => Promise<unknown>;
 }
 
 export const windowConfirmations = (deps: {
@@ -32,15 +25,8 @@ export const windowConfirmations = (deps: {
   readonly turn: () => number;
 }): WindowConfirmations => {
   let broker: ConfirmationBroker | undefined;
-  /** The append of each answer, by call, until its command asks for it (once). */
-  const answers = new Map<string, Promise<unknown>>();
   return {
     made: () => broker,
-    stored: (callId) => {
-      const append = answers.get(callId);
-      answers.delete(callId);
-      return append ?? Promise.reject(new Error(`no answer was recorded for call ${callId}`));
-    },
     broker: () => {
       if (broker !== undefined) return broker;
       broker = confirmationBroker({
@@ -56,6 +42,8 @@ export const windowConfirmations = (deps: {
           callId: request.callId,
           tool: request.tool,
           description: request.description,
+          ...(request.title === undefined ? {} : { title: request.title }),
+          ...(request.summary === undefined ? {} : { summary: request.summary }),
           args: request.args,
           ...(request.label === undefined ? {} : { label: request.label }),
           ...(request.destructive ? { destructive: true } : {}),
@@ -64,22 +52,13 @@ export const windowConfirmations = (deps: {
         });
       });
       broker.settled$.subscribe(({ request, answer, edited }) => {
-        const append = Promise.resolve(
-          deps.record({
-            _tag: "ConfirmAnswered",
-            turn: deps.turn(),
-            confirmId: request.confirmId,
-            answer,
-            ...(edited ? { edited: true } : {}),
-          }),
-        );
-        // Only an acceptance runs something; the command awaits this one (and handles its refusal).
-        // One question waits at a time in a window: only the latest answer is kept.
-        if (answer === "accepted") {
-          append.catch(() => undefined);
-          answers.clear();
-          answers.set(request.callId, append);
-        }
+        void deps.record({
+          _tag: "ConfirmAnswered",
+          turn: deps.turn(),
+          confirmId: request.confirmId,
+          answer,
+          ...(edited ? { edited: true } : {}),
+        });
       });
       return broker;
     },

@@ -8,6 +8,7 @@
 import { canonicalJson } from "../../runtime/calls/canonicalJson.ts";
 import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { ConfirmResult } from "../web/wire.ts";
+import { fieldView, issueWords } from "./confirmFields.ts";
 import { h } from "./dom.ts";
 
 type ConfirmItem = Extract<PanelItem, { kind: "confirm" }>;
@@ -40,71 +41,6 @@ const prettyJson = (value: unknown): string => {
   }
 };
 
-type Field = { readonly name: string; readonly read: () => unknown; readonly input: HTMLElement };
-
-const typeOf = (schema: unknown): string | undefined => {
-  const s = schema as { type?: unknown; anyOf?: ReadonlyArray<{ type?: unknown }> } | null;
-  if (typeof s?.type === "string") return s.type;
-  // `NullOr(X)` and `optional(X)` as JSON Schema: the type of the one branch that is not null.
-  const branches = (s?.anyOf ?? []).filter((b) => b?.type !== "null");
-  return branches.length === 1 && typeof branches[0]?.type === "string"
-    ? branches[0].type
-    : undefined;
-};
-
-const nullable = (schema: unknown): boolean =>
-  ((schema as { anyOf?: ReadonlyArray<{ type?: unknown }> } | null)?.anyOf ?? []).some(
-    (b) => b?.type === "null",
-  );
-
-/** One labelled field for an editable argument, typed from its JSON Schema. */
-const fieldOf = (
-  context: ConfirmContext,
-  name: string,
-  schema: unknown,
-  value: unknown,
-): Field & { readonly row: HTMLElement } => {
-  const { doc } = context;
-  const id = context.nextId();
-  const type = typeOf(schema);
-  const label = h(doc, "label", { for: id }, name.replaceAll("_", " "));
-  if (type === "boolean") {
-    const input = h(doc, "input", { id, type: "checkbox", name });
-    input.checked = value === true;
-    return { name, input, read: () => input.checked, row: h(doc, "div", {}, input, label) };
-  }
-  if (type === "number" || type === "integer") {
-    const input = h(doc, "input", {
-      id,
-      type: "number",
-      name,
-      step: type === "integer" ? "1" : "any",
-      inputmode: "decimal",
-    });
-    input.value = typeof value === "number" ? String(value) : "";
-    const read = () => (input.value.trim() === "" ? undefined : Number(input.value));
-    return { name, input, read, row: h(doc, "div", {}, label, input) };
-  }
-  if (type === "string" || value === undefined || typeof value === "string" || value === null) {
-    const input = h(doc, "input", { id, type: "text", name, autocomplete: "off" });
-    input.value = typeof value === "string" ? value : "";
-    const empty = value === null && nullable(schema) ? null : undefined;
-    const read = () => (input.value === "" && value !== "" ? empty : input.value);
-    return { name, input, read, row: h(doc, "div", {}, label, input) };
-  }
-  // Anything else is edited as JSON; text that is not JSON is sent as it is, and decoding says why.
-  const input = h(doc, "textarea", { id, name, rows: "3", spellcheck: "false" });
-  input.value = prettyJson(value);
-  const read = () => {
-    try {
-      return JSON.parse(input.value) as unknown;
-    } catch {
-      return input.value;
-    }
-  };
-  return { name, input, read, row: h(doc, "div", {}, label, input) };
-};
-
 /** The dialog of one confirmation, waiting or answered. */
 export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLElement => {
   const { doc } = context;
@@ -114,7 +50,7 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
   const args = (item.args ?? {}) as Record<string, unknown>;
   const editing = waiting && item.editable.length > 0 && typeof item.args === "object";
   const fields = editing
-    ? item.editable.map((field) => fieldOf(context, field.name, field.schema, args[field.name]))
+    ? item.editable.map((field) => fieldView(doc, context.nextId(), field, args[field.name]))
     : [];
   const fixed = editing
     ? Object.fromEntries(
@@ -151,7 +87,7 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
     accept.disabled = false;
     decline.disabled = false;
     issues.replaceChildren(
-      ...result.issues.map((issue) => h(doc, "li", {}, `${issue.path}: ${issue.message}`)),
+      ...result.issues.map((issue) => h(doc, "li", {}, issueWords(issue, fields))),
     );
     problems.hidden = false;
     for (const field of fields) {
@@ -167,18 +103,12 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
   decline.addEventListener("click", answer(false));
   const heading =
     item.label === undefined
-      ? h(doc, "h3", { id: title }, "Confirm ", h(doc, "code", { class: "tool" }, item.tool))
+      ? h(doc, "h3", { id: title }, `${item.title}?`)
       : h(doc, "h3", { id: title, class: "label" }, item.label);
+  // What it does in the command's words for people; the model's description is never shown here.
   const about =
-    item.label === undefined
-      ? h(doc, "p", { id: description, class: "description" }, item.description)
-      : h(
-          doc,
-          "p",
-          { id: description, class: "description about" },
-          h(doc, "code", { class: "tool" }, item.tool),
-          ` · ${item.description}`,
-        );
+    item.summary !== undefined &&
+    h(doc, "p", { id: description, class: "description summary" }, item.summary);
   const ended = item.answer ?? "cancelled";
   const said =
     ended === "accepted" && item.edited === true ? "Accepted with your changes." : ANSWERS[ended];
@@ -190,11 +120,11 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
       role: "dialog",
       "aria-modal": "false",
       "aria-labelledby": title,
-      "aria-describedby": description,
+      "aria-describedby": about ? description : undefined,
       tabindex: "-1",
     },
     heading,
-    item.label === undefined && about,
+    about,
     (!editing || Object.keys(fixed as object).length > 0) &&
       h(doc, "pre", { class: "args", "aria-label": "Arguments" }, prettyJson(fixed)),
     editing &&
@@ -209,6 +139,5 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
     waiting
       ? h(doc, "div", { class: "buttons" }, decline, accept)
       : h(doc, "p", { class: "answer" }, said),
-    item.label !== undefined && about,
   );
 };

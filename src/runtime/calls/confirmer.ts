@@ -18,7 +18,12 @@ export interface ConfirmRequest {
   readonly confirmId: string;
   readonly callId: string;
   readonly tool: string;
+  /** The model's description of the tool: not for people (show `title` and `summary`). */
   readonly description: string;
+  /** The command's title for people ("Delete customer"), or its name in words. */
+  readonly title?: string;
+  /** What the command does, for people, when it says (`summary`). */
+  readonly summary?: string;
   readonly args: unknown;
   /** SHA-256 of the canonical JSON of `args`. */
   readonly digest: string;

@@ -38,6 +38,13 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
    * "List invoices"), else its words.
    */
   readonly title?: string;
+  /**
+   * What it does, for people: the line a confirmation shows under its
+   * sentence, such as "Deletes the customer and all of their invoices. It
+   * cannot be undone." The `description` is the model's and is never shown
+   * there. One line of at most 300 characters; none by default.
+   */
+  readonly summary?: string;
   /** The ability it takes. Without one the command is never a tool. */
   readonly can?: string;
   /** Read-only and cheap: it may back a live query of a window. */
@@ -98,6 +105,8 @@ export interface Command<A = unknown, R = unknown> {
   readonly description: string;
   /** The declared title, trimmed; MCP falls back to one read from the name. */
   readonly title?: string;
+  /** What it does, for people (its confirmation shows it), trimmed: none unless declared. */
+  readonly summary?: string;
   readonly can: string | undefined;
   readonly live: boolean;
   /** The resources a successful call changes (their live queries run again). */
@@ -229,11 +238,15 @@ export const defineCommand = <
   if (typeof confirmation === "string") fail(confirmation);
   const hints = toolHintsOf(spec);
   if (typeof hints === "string") fail(hints);
+  const summary = spec.summary === undefined ? undefined : String(spec.summary).trim();
+  if (summary !== undefined && (summary === "" || summary.length > 300 || /[\r\n]/.test(summary)))
+    fail("summary must be one line of 1 to 300 characters, for people");
   const decode = argumentDecoder(args);
   const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
   return {
     name,
     description: spec.description,
+    ...(summary === undefined ? {} : { summary }),
     can: spec.can,
     live: spec.live === true,
     invalidates,

@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from "../calls/canonicalJson.ts";
 import { clip } from "../clip.ts";
+import { type EditableField, fieldOf } from "./fields.ts";
 import type { User } from "./origin.ts";
 
 /** What a command's `confirmLabel` is told besides the decoded arguments. */
@@ -22,11 +23,7 @@ export type ConfirmLabel<A> = (
   ctx: ConfirmLabelContext,
 ) => string | PromiseLike<string> | undefined;
 
-/** One argument the user may change on the dialog, with its JSON Schema. */
-export interface EditableField {
-  readonly name: string;
-  readonly schema: Readonly<Record<string, unknown>>;
-}
+export type { EditableField };
 
 /** How a command is asked, as `defineCommand` derives it. */
 export interface ConfirmationSpec<A> {
@@ -86,7 +83,9 @@ export const confirmationOf = <A>(
       return `editable names ${JSON.stringify(name)}, which is not one of its arguments`;
     if (fields.some((field) => field.name === name))
       return `editable names ${JSON.stringify(name)} twice`;
-    fields.push({ name, schema: properties[name] ?? {} });
+    fields.push(
+      fieldOf(name, properties[name] ?? {}, (inputSchema.$defs ?? {}) as Record<string, unknown>),
+    );
   }
   const destructive = (spec.destructive as boolean | undefined) ?? destructiveByAbility(spec.can);
   return {

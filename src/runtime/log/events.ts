@@ -5,6 +5,7 @@
  * log are those of a confirmation request, which the dialog must show.
  */
 import { Schema } from "effect";
+import { EditableField } from "../commands/fields.ts";
 
 /** The version of the event protocol a window speaks. A newer host may send types an older window ignores. */
 export const PROTOCOL_VERSION = 1;
@@ -73,7 +74,12 @@ export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
   confirmId: Schema.String,
   callId: Schema.String,
   tool: Schema.String,
+  /** The model's description of the tool: never shown to people (`title`, `summary` are theirs). */
   description: Schema.String,
+  /** The command's title for people ("Delete customer"); absent in older logs. */
+  title: Schema.optional(Schema.String),
+  /** What the command does, for people (its `summary`), when it says. */
+  summary: Schema.optional(Schema.String),
   args: Schema.Unknown,
   /** The command's `confirmLabel` sentence, when it gave one. */
   label: Schema.optional(Schema.String),
@@ -81,10 +87,11 @@ export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
   destructive: Schema.optional(Schema.Boolean),
   /** The accept button's word. */
   action: Schema.optional(Schema.String),
-  /** The arguments the user may change before approving, each with its JSON Schema. */
-  editable: Schema.optional(
-    Schema.Array(Schema.Struct({ name: Schema.String, schema: Schema.Unknown })),
-  ),
+  /**
+   * The arguments the user may change before approving, each with its JSON
+   * Schema and, derived by the host, its label, its field's kind and currency.
+   */
+  editable: Schema.optional(Schema.Array(EditableField)),
 });
 export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
   ...base,

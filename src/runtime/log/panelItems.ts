@@ -3,6 +3,8 @@
  * Shared by the host (tests, SSR) and the browser panel.
  */
 import type { Draft } from "immer";
+import type { EditableField } from "../commands/fields.ts";
+import { toolTitle } from "../commands/toolHints.ts";
 import type { LogEvent } from "./events.ts";
 import { type Projection, projectionOf } from "./projection.ts";
 
@@ -34,16 +36,21 @@ export type PanelItem =
       readonly confirmId: string;
       readonly callId: string;
       readonly tool: string;
+      /** The model's description of the tool: not for people (a panel shows `title` and `summary`). */
       readonly description: string;
+      /** The command's title for people ("Delete a customer"): from older logs, read from the tool's name. */
+      readonly title: string;
+      /** What the command does, for people, when it says. */
+      readonly summary?: string;
       readonly args: unknown;
-      /** The command's sentence for this call, shown first; absent: the tool and its description. */
+      /** The command's sentence for this call, shown first; absent: its title. */
       readonly label?: string;
       /** The accept button is destructive: styled so, never focused first. */
       readonly destructive: boolean;
       /** The accept button's word (`Delete`, `Confirm`, …). */
       readonly action: string;
-      /** The arguments the user may change before approving, each with its JSON Schema. */
-      readonly editable: ReadonlyArray<{ readonly name: string; readonly schema: unknown }>;
+      /** The arguments the user may change before approving: JSON Schema, label, kind, currency. */
+      readonly editable: ReadonlyArray<EditableField>;
       /** Undefined while it waits; `cancelled` when the turn ended first. */
       readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
       /** Accepted with arguments the user changed. */
@@ -279,6 +286,8 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           callId: event.callId,
           tool: event.tool,
           description: event.description,
+          title: event.title ?? toolTitle(event.tool),
+          ...(event.summary === undefined ? {} : { summary: event.summary }),
           args: event.args,
           ...(event.label === undefined ? {} : { label: event.label }),
           destructive: event.destructive === true,
