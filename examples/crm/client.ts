@@ -9,6 +9,7 @@
 import {
   type AssistantError,
   type AssistantPanel,
+  type AssistantSuggestion,
   assistantClient,
   createAssistantStore,
   installAssistant,
@@ -42,7 +43,33 @@ const store = createAssistantStore(client, {
   route: currentRoute,
   open: !window.matchMedia("(max-width: 600px)").matches,
 });
-installAssistant(store);
+/**
+ * What the empty panel offers on each page: about the customer or invoice
+ * shown, else about the list. Set on the panel as the route changes.
+ */
+const suggestionsFor = (route: string): ReadonlyArray<AssistantSuggestion> => {
+  if (/^\/customers\/\d+$/.test(route))
+    return [
+      "Which of their invoices are overdue?",
+      "Set their credit limit to 20 000",
+      // Put in the text box for the amount to be typed.
+      { label: "Bill them…", prompt: "Bill them ", send: false },
+    ];
+  if (/^\/invoices\/\d+$/.test(route))
+    return ["Which invoices are overdue?", "Delete this invoice"];
+  if (route.startsWith("/invoices"))
+    return ["Which invoices are overdue?", "Which invoices have no project?"];
+  return [
+    "Which invoices are overdue?",
+    "Find Hopper",
+    { label: "Bill a customer…", prompt: "Bill customer ", send: false },
+  ];
+};
+installAssistant(store, {
+  greeting:
+    "Hello, Ada. Ask about your customers and invoices, or ask me to change them: I ask you first before I delete or bill anything.",
+  suggestions: suggestionsFor(currentRoute()),
+});
 const panel = document.querySelector<AssistantPanel>("elyra-assistant-panel");
 if (panel !== null) panel.store = store;
 // The header's button opens the panel and puts the cursor in its text box.
@@ -691,6 +718,8 @@ const show = () => {
     else a.removeAttribute("aria-current");
   });
   leave = page(main);
+  // The empty panel's suggestions follow the page.
+  if (panel !== null) panel.suggestions = suggestionsFor(currentRoute());
 };
 
 // A path such as /customers/42 (typed, or a bookmark) becomes its hash route.

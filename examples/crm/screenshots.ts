@@ -1,8 +1,9 @@
 /**
- * Takes the README's screenshots of the panel, in Debian's Chromium: an
- * answer mid-stream, the confirm dialog with its sentence, a new invoice's
- * arguments edited on the question, and the panel as a phone's sheet, on
- * the example CRM with a scripted model. `npm run screenshots` writes
+ * Takes the README's screenshots of the panel, in Debian's Chromium: the
+ * empty panel's greeting and suggestions, an answer mid-stream, the confirm
+ * dialog with its sentence, a new invoice's arguments edited on the
+ * question, a phone's list with its one assistant button, and the panel as
+ * a phone's sheet, on the example CRM with a scripted model. `npm run screenshots` writes
  * docs/images/*.png.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -56,6 +57,9 @@ try {
   await page.goto(`${crm.url}/#/customers/42`);
   const box = page.locator("elyra-assistant-panel textarea");
   await box.waitFor();
+  await page.locator("elyra-assistant-panel .welcome button").first().waitFor();
+  await page.locator("main table").first().waitFor();
+  await page.screenshot({ path: join(out, "panel-empty.png") });
   await box.fill("Which of her invoices are overdue?");
   await box.press("Enter");
   const bubble = page.locator("elyra-assistant-panel .item.answer[aria-busy=true]").last();
@@ -93,16 +97,20 @@ try {
     viewport: { width: 375, height: 700 },
     deviceScaleFactor: 1,
   });
+  await phone.goto(`${crm.url}/#/customers`);
+  await phone.locator("main table tbody tr").first().waitFor();
+  await phone.screenshot({ path: join(out, "phone-list.png") });
   await phone.goto(`${crm.url}/#/customers/42`);
   await phone.locator("main dl, main table").first().waitFor();
-  await phone.locator("#ask").click();
+  // On a phone the panel's floating button is the one that opens it.
+  await phone.locator("elyra-assistant-panel button.launcher").click();
   const phoneBox = phone.locator("elyra-assistant-panel textarea");
   await phoneBox.fill("Her invoices?");
   await phoneBox.press("Enter");
   await turnEnded(phone);
   await phone.screenshot({ path: join(out, "panel-phone.png") });
   console.log(
-    `wrote panel-streaming.png, panel-confirm.png, panel-edit.png and panel-phone.png in ${out}`,
+    `wrote panel-empty.png, panel-streaming.png, panel-confirm.png, panel-edit.png, phone-list.png and panel-phone.png in ${out}`,
   );
 } finally {
   await browser.close();

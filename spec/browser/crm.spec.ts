@@ -184,6 +184,34 @@ describe.skipIf(!haveChromium)(browserSuite("the example CRM in Chromium"), () =
     expect(await chip("Delete this customer").isVisible()).toBe(false);
   });
 
+  it("the empty panel greets and offers the page's suggestions; one clicked is sent, and the welcome goes", async () => {
+    const { page, errors } = await crm(fakeModel().says("One is overdue."), "#/customers/42");
+    const welcome = panel(page).locator(".welcome");
+    await welcome.waitFor();
+    expect(await welcome.locator(".greeting").textContent()).toMatch(/^Hello, Ada\./);
+    const suggestions = welcome.getByRole("list", { name: "Suggestions" }).getByRole("button");
+    // On a customer's page, about that customer.
+    expect(await suggestions.allTextContents()).toEqual([
+      "Which of their invoices are overdue?",
+      "Set their credit limit to 20 000",
+      "Bill them…",
+    ]);
+    // The list's own suggestions follow the page.
+    await page.goto(page.url().replace("#/customers/42", "#/invoices"));
+    await expect
+      .poll(() => suggestions.allTextContents())
+      .toEqual(["Which invoices are overdue?", "Which invoices have no project?"]);
+    await suggestions.first().click();
+    await expect
+      .poll(() => panel(page).locator(".item.user").first().textContent())
+      .toBe("Which invoices are overdue?");
+    await expect
+      .poll(() => lastAnswer(page).locator(".text").textContent())
+      .toBe("One is overdue.");
+    expect(await welcome.isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
   it("Stop keeps the partial bubble and marks the turn stopped", async () => {
     const text = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
     const { page } = await crm(fakeModel([], { paceMs: 30 }).says(text));

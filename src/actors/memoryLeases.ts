@@ -4,7 +4,10 @@
  * leases, beat their hearts on the injected clock, and message each other,
  * as hosts on one PostgreSQL database do. `crash(holder)` makes a host stop
  * as a killed process would: no heartbeat, no messages, its leases kept
- * until they expire.
+ * until they expire. `pause(holder)` and `resume(holder)` are a process
+ * stopped and continued (SIGSTOP, SIGCONT, a long GC pause, a partition
+ * healed): nothing beats or is read meanwhile, and what was sent to it is
+ * read when it continues.
  */
 import { LeaseLost, type Writer, type WriterLeases } from "../runtime/log/writerLeases.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
@@ -23,6 +26,14 @@ export interface MemoryLeases extends WriterLeases {
    * stop, and its leases stay until they expire (`leaseMs` later).
    */
   readonly crash: (holder: string) => void;
+  /**
+   * The host stops as a paused process would: its heartbeat stops and what is
+   * sent to it waits, until `resume`. Its leases lapse meanwhile, as any
+   * whose heartbeat stops.
+   */
+  readonly pause: (holder: string) => void;
+  /** A paused host goes on: it beats again and reads what was sent to it meanwhile, in order. */
+  readonly resume: (holder: string) => void;
   /** Who holds the stream's lease now (expired or not), if anyone. */
   readonly holderOf: (stream: string) => string | undefined;
 }
@@ -33,6 +44,10 @@ interface Member {
   onMessage: (message: unknown) => void;
   timer: unknown;
   dead: boolean;
+  /** While paused, what was sent to it, in order; undefined when it runs. */
+  held: unknown[] | undefined;
+  /** Its heartbeat, to start again on resume. */
+  beat: () => void;
 }
 
 /**
@@ -74,13 +89,14 @@ export const memoryLeases = (
         onMessage,
         timer: undefined,
         dead: false,
+        held: undefined,
+        beat: () => {
+          member.until = clock.now() + leaseMs;
+          member.timer = clock.setTimeout(member.beat, heartbeatMs);
+        },
       };
       members.set(holder, member);
-      const beat = () => {
-        member.until = clock.now() + leaseMs;
-        member.timer = clock.setTimeout(beat, heartbeatMs);
-      };
-      member.timer = clock.setTimeout(beat, heartbeatMs);
+      member.timer = clock.setTimeout(member.beat, heartbeatMs);
       return {
         leave: async () => {
           stopBeating(member);
@@ -103,6 +119,8 @@ export const memoryLeases = (
           onMessage: () => {},
           timer: undefined,
           dead: false,
+          held: undefined,
+          beat: () => {},
         });
       else if (!member.dead) member.until = clock.now() + leaseMs;
       if (lease !== undefined && lease.holder === holder)
@@ -119,6 +137,10 @@ export const memoryLeases = (
       const member = members.get(to);
       if (member === undefined || member.dead) return;
       const copy: unknown = JSON.parse(JSON.stringify(message));
+      if (member.held !== undefined) {
+        member.held.push(copy);
+        return;
+      }
       queueMicrotask(() => {
         if (!member.dead) member.onMessage(copy);
       });
@@ -132,6 +154,24 @@ export const memoryLeases = (
       const member = members.get(holder);
       if (member === undefined) return;
       stopBeating(member);
+    },
+    pause: (holder) => {
+      const member = members.get(holder);
+      if (member === undefined || member.dead || member.held !== undefined) return;
+      member.held = [];
+      if (member.timer !== undefined) clock.clearTimeout(member.timer);
+      member.timer = undefined;
+    },
+    resume: (holder) => {
+      const member = members.get(holder);
+      if (member === undefined || member.dead || member.held === undefined) return;
+      const held = member.held;
+      member.held = undefined;
+      // Its heartbeat timer fires at once, late, as a continued process's does.
+      member.beat();
+      queueMicrotask(() => {
+        for (const message of held) if (!member.dead) member.onMessage(message);
+      });
     },
     holderOf: (stream) => leases.get(stream)?.holder,
   };

@@ -29,6 +29,11 @@ export interface ToolRunnerWindow {
    * died): a command runs only after its `ToolStarted` is stored.
    */
   readonly log: (event: Unstamped) => Promise<unknown>;
+  /**
+   * Resolves once the answer to the call's confirmation is stored, appended
+   * under the window's lease: the fence a confirmed command waits for.
+   */
+  readonly confirmed?: (callId: string) => Promise<unknown>;
   /** The turn running now. */
   readonly turn: () => number;
   /** The running turn's span context, the parent of each call's span. */
@@ -83,6 +88,7 @@ export const runCall = async (
       signal,
       offered: window.offered(),
       confirmer,
+      ...(window.confirmed === undefined ? {} : { confirmed: window.confirmed }),
     },
   );
   const link = outcome._tag === "Succeeded" ? outcome.link : undefined;

@@ -18,6 +18,7 @@ import {
 import type { User } from "../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged } from "../runtime/log/selection.ts";
+import { LeaseLost } from "../runtime/log/writerLeases.ts";
 import { INTERRUPTED } from "../runtime/prompt/limits.ts";
 import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import type { WindowBinding } from "./hostMachine.ts";
@@ -123,7 +124,21 @@ export const openWindow = (
       await interrupt();
       actor?.send({ type: "CAUGHT_UP", turn: log.status().turn, tokensUsed: log.usage().total });
     },
+    onLost: () => lostLease(),
   });
+  /**
+   * Another host writes the window now, though this one thought it did: what
+   * runs here (a turn, a question waiting) ends unwritten, as after a refused
+   * append, and the conversation is rebuilt from the log. Resolves once it is.
+   */
+  const lostLease = async () => {
+    writer.lost();
+    const running = actor;
+    if (running === undefined || running.getSnapshot().matches("idle")) return;
+    lastFault = new LeaseLost({ stream: log.stream, holder: deps.routing?.hostId ?? "" });
+    running.send({ type: "FAULT", error: lastFault });
+    await starting;
+  };
   /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
   let generation = 0;
   /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
@@ -181,6 +196,8 @@ export const openWindow = (
       offered: () => offeredNow,
       confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
       log: (event) => (closed || mine !== generation ? notWritten() : record(event)),
+      confirmed: (callId) =>
+        closed || mine !== generation ? notWritten() : confirmations.stored(callId),
       turn: currentTurn,
       trace: () => turnContext,
     },
@@ -344,6 +361,10 @@ export const openWindow = (
         (kept) => {
           // The log names another owner: this window closes, and opened again it is refused.
           if (kept === "foreign") void window.close().catch(() => undefined);
+          // Events this host did not write, while it holds the lease or runs a turn: another
+          // host took the window over (this one was paused or cut off past its lease).
+          else if (kept === "read" && writer.leased && (writer.holds() || !idle()))
+            void lostLease();
         },
         (error: unknown) => deps.onError(error, { clientId }),
       );

@@ -52,7 +52,10 @@ export interface WindowLog {
    * When what was read names another owner than `owner` (`WindowOwned`),
    * nothing of it is kept or published, and it resolves `"foreign"`.
    */
-  readonly catchUp: (toSeq: number | undefined, owner: string) => Promise<"kept" | "foreign">;
+  readonly catchUp: (
+    toSeq: number | undefined,
+    owner: string,
+  ) => Promise<"kept" | "read" | "foreign">;
   /** Reads the stored log and folds the projections from it again. */
   readonly reload: () => Promise<ReadonlyArray<LogEvent>>;
   /** Events as they are stored. */
@@ -94,7 +97,7 @@ class LogOfWindow implements WindowLog {
   #lastSeq = 0;
   #epoch: string | undefined;
   /** A catch-up queued and not yet reading: later notices join it. */
-  #catchingUp: Promise<"kept" | "foreign"> | undefined;
+  #catchingUp: Promise<"kept" | "read" | "foreign"> | undefined;
   /** Whether the log has been (or is being) read: until then there is nothing to catch up with. */
   #reading = false;
   /** The reload in flight: a catch-up waits for it (it reads the log from its start). */
@@ -173,7 +176,7 @@ class LogOfWindow implements WindowLog {
     await this.#queue;
   }
 
-  catchUp(toSeq: number | undefined, owner: string): Promise<"kept" | "foreign"> {
+  catchUp(toSeq: number | undefined, owner: string): Promise<"kept" | "read" | "foreign"> {
     // Not read yet: the first reload reads everything stored by then, this append included.
     if (!this.#reading) return Promise.resolve("kept");
     if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve("kept");
@@ -182,7 +185,7 @@ class LogOfWindow implements WindowLog {
     // In the queue, so an append of this host never runs between the read and the events kept;
     // and after a reload in flight, which reads the log from its start anyway.
     const done = Promise.all([this.#queue, this.#reloading]).then(
-      async (): Promise<"kept" | "foreign"> => {
+      async (): Promise<"kept" | "read" | "foreign"> => {
         this.#catchingUp = undefined;
         if (toSeq !== undefined && toSeq <= this.#lastSeq) return "kept";
         const from = this.#lastSeq;
@@ -192,10 +195,16 @@ class LogOfWindow implements WindowLog {
         const events = await this.#store.read(this.stream, from, end);
         // Another user's window (two hosts each opened it for a different user): none of it is shown.
         if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
-        for (const event of events) if (event.seq > this.#lastSeq) this.#accept(event);
+        let read = false;
+        for (const event of events)
+          if (event.seq > this.#lastSeq) {
+            this.#accept(event);
+            read = true;
+          }
         // Rows of types this code does not know are skipped, and still counted.
         this.#lastSeq = Math.max(this.#lastSeq, end ?? 0, toSeq ?? 0);
-        return "kept";
+        // "read": events another writer appended, which this host had not seen.
+        return read ? "read" : "kept";
       },
     );
     if (toSeq !== undefined) this.#catchingUp = done;

@@ -16,6 +16,9 @@ export const TRY_AGAIN: unique symbol = Symbol("tryAgain");
 /** What `asHolder` gives when this host does not hold the window's lease. */
 export const NOT_HELD: unique symbol = Symbol("notHeld");
 
+/** What `take` gives when the store says the lease this host remembered is gone. */
+const LOST: unique symbol = Symbol("lost");
+
 /** How many times an op asks again before it gives up. */
 const ATTEMPTS = 4;
 
@@ -81,6 +84,13 @@ export const windowWriter = (deps: {
   readonly idle: () => boolean;
   /** The lease was taken anew: read what others wrote, record an orphaned turn interrupted. */
   readonly onTaken: (writer: Writer) => Promise<void>;
+  /**
+   * The store says this host no longer holds the lease it remembers (it was
+   * paused or cut off past it, and another host took the window over): what
+   * runs here for the window is ended, unwritten. Resolves once the window
+   * is ready again (rebuilt from the log).
+   */
+  readonly onLost: () => Promise<void>;
 }): WindowWriter => {
   const routing = deps.routing;
   // On a store of one process, one writer serves every window: idle windows hold no closures.
@@ -97,8 +107,21 @@ export const windowWriter = (deps: {
   };
 
   const take = () =>
-    serial(async (): Promise<{ readonly holder: string } | undefined> => {
-      if (writer !== undefined) return undefined;
+    serial(async (): Promise<{ readonly holder: string } | typeof LOST | undefined> => {
+      if (writer !== undefined) {
+        // The lease this host remembers is asked of the store, not trusted: a host paused past
+        // it learns here that another took the window over, before it acts on its behalf.
+        const held = writer;
+        const again = await routing.leases.acquire(deps.stream, routing.hostId);
+        if (again._tag === "Taken" && again.token === held.token) return undefined;
+        writer = undefined;
+        if (again._tag === "Taken")
+          await routing.leases
+            .release(deps.stream, { holder: routing.hostId, token: again.token })
+            .catch(() => undefined);
+        // Told outside the chain: rebuilding the window may take the lease again.
+        return LOST;
+      }
       await routing.join();
       const taking = await routing.leases.acquire(deps.stream, routing.hostId);
       if (taking._tag === "Held") return { holder: taking.holder };
@@ -131,6 +154,10 @@ export const windowWriter = (deps: {
       ops++;
       try {
         const held = await take();
+        if (held === LOST) {
+          await deps.onLost();
+          continue;
+        }
         if (held === undefined) return await local();
         const answer = await remote(held.holder);
         if (answer !== TRY_AGAIN) return answer;

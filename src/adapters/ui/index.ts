@@ -43,5 +43,7 @@ export { stepHref } from "./links.ts";
 export type { AssistantPaletteEntry, AssistantPaletteOptions } from "./palette.ts";
 export { assistantPaletteEntry } from "./palette.ts";
 export { AssistantPanel, defineAssistantPanel, PANEL_TAG } from "./panel.ts";
+export type { AssistantSuggestion, AssistantWelcome } from "./welcome.ts";
+export { DEFAULT_GREETING } from "./welcome.ts";
 
 defineAssistantPanel();

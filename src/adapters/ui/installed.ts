@@ -3,8 +3,11 @@
  * can open the panel or tell what the user selected without passing it around.
  */
 import type { AssistantStore } from "./assistantStore.ts";
+import type { AssistantSuggestion, AssistantWelcome } from "./welcome.ts";
 
 let installed: AssistantStore | undefined;
+/** The installed store's greeting and suggestions, for panels that have none of their own. */
+let welcome: AssistantWelcome = {};
 /** Told when a store is installed: panels already on the page that have none take it. */
 const waiting = new Set<(store: AssistantStore) => void>();
 
@@ -22,6 +25,18 @@ export const whenInstalled = (take: (store: AssistantStore) => void): (() => voi
 export interface InstallOptions {
   /** Open the panel when a confirmation arrives while it is closed (default: only the launcher's badge says so). */
   readonly openOnQuestion?: boolean;
+  /**
+   * What an empty panel says first, instead of a blank column; default
+   * "Hello. Ask me about what you see here, or ask me to do it for you."
+   * A panel's own `greeting` wins.
+   */
+  readonly greeting?: string;
+  /**
+   * The prompts an empty panel offers as buttons: a click sends one (an
+   * object with `send: false` puts it in the text box instead). A panel's own
+   * `suggestions` win; set them there to follow the page (`panel.suggestions = […]`).
+   */
+  readonly suggestions?: ReadonlyArray<AssistantSuggestion>;
 }
 
 /**
@@ -40,6 +55,10 @@ export const installAssistant = (
   options: InstallOptions = {},
 ): (() => void) => {
   installed = store;
+  welcome = {
+    ...(options.greeting === undefined ? {} : { greeting: options.greeting }),
+    ...(options.suggestions === undefined ? {} : { suggestions: options.suggestions }),
+  };
   // A question that arrives while the panel is closed opens it, when asked to.
   let asked = store.getSnapshot().waiting.length;
   const unsubscribe =
@@ -62,9 +81,15 @@ export const installAssistant = (
   return () => {
     unsubscribe?.();
     globalThis.removeEventListener?.("pagehide", leave);
-    if (installed === store) installed = undefined;
+    if (installed === store) {
+      installed = undefined;
+      welcome = {};
+    }
   };
 };
+
+/** The installed store's greeting and suggestions (`{}` when none were given). */
+export const installedWelcome = (): AssistantWelcome => welcome;
 
 /** The installed store, if any. */
 export const installedAssistant = (): AssistantStore | undefined => installed;

@@ -7,10 +7,11 @@
 import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { AssistantSnapshot, AssistantStore } from "./assistantStore.ts";
 import { h } from "./dom.ts";
-import { whenInstalled } from "./installed.ts";
+import { installedWelcome, whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, patchScript, type ViewContext } from "./itemViews.ts";
 import { keySettingsOf, type PanelSettings, panelSettings } from "./panelSettings.ts";
 import { PANEL_CSS } from "./panelStyle.ts";
+import { type AssistantSuggestion, type WelcomeView, welcomeView } from "./welcome.ts";
 
 /** The element's tag name. */
 export const PANEL_TAG = "elyra-assistant-panel";
@@ -37,11 +38,16 @@ interface Parts {
   readonly stop: HTMLButtonElement;
   /** Bring your own key: the header's Settings button and its view. */
   readonly settings: PanelSettings;
+  /** While the log is empty: the greeting and the suggestions. */
+  readonly welcome: WelcomeView;
 }
 
 /**
  * The panel element. Give it a store (`panel.store = store`), or it uses the
- * installed one; its `notice` attribute shows a banner at the top.
+ * installed one; its `notice` attribute shows a banner at the top. While
+ * the conversation is empty it shows a greeting and the app's suggestions:
+ * the `greeting` attribute or property and the `suggestions` property, else
+ * those given to `installAssistant`.
  *
  * @example
  * ```ts
@@ -52,7 +58,7 @@ interface Parts {
  * ```
  */
 export class AssistantPanel extends Base {
-  static readonly observedAttributes = ["notice"];
+  static readonly observedAttributes = ["notice", "greeting"];
   #store: AssistantStore | undefined;
   #unsubscribe: (() => void) | undefined;
   #parts: Parts | undefined;
@@ -61,6 +67,10 @@ export class AssistantPanel extends Base {
   /** What had the page's focus when the panel opened: closing gives it back. */
   #opener: HTMLElement | undefined;
   #ids = 0;
+  #greeting: string | undefined;
+  #suggestions: ReadonlyArray<AssistantSuggestion> | undefined;
+  /** A suggestion's prompt is on its way: the suggestions wait for it. */
+  #sending = false;
   /** The banner as the host last said it (`null`: none); undefined until a host says one. */
   #hostNotice: string | null | undefined;
 
@@ -73,6 +83,34 @@ export class AssistantPanel extends Base {
     if (store === this.#store) return;
     this.#store = store;
     if (this.isConnected) this.#listen();
+  }
+
+  /**
+   * What the empty panel says first: set here, else the `greeting`
+   * attribute, else `installAssistant`'s `greeting`, else a greeting of the
+   * panel's own. Setting `undefined` goes back to the attribute's.
+   */
+  get greeting(): string | undefined {
+    return this.#greeting ?? this.getAttribute("greeting") ?? installedWelcome().greeting;
+  }
+
+  set greeting(greeting: string | undefined) {
+    this.#greeting = greeting;
+    this.#showWelcome();
+  }
+
+  /**
+   * The prompts the empty panel offers as buttons (a click sends one), else
+   * `installAssistant`'s `suggestions`. Set them again as the page changes,
+   * to offer what fits it; `[]` offers none.
+   */
+  get suggestions(): ReadonlyArray<AssistantSuggestion> {
+    return this.#suggestions ?? installedWelcome().suggestions ?? [];
+  }
+
+  set suggestions(suggestions: ReadonlyArray<AssistantSuggestion> | undefined) {
+    this.#suggestions = suggestions === undefined ? undefined : [...suggestions];
+    this.#showWelcome();
   }
 
   connectedCallback(): void {
@@ -97,6 +135,7 @@ export class AssistantPanel extends Base {
 
   attributeChangedCallback(name: string): void {
     if (name === "notice") this.#showNotice();
+    if (name === "greeting") this.#showWelcome();
   }
 
   #listen(): void {
@@ -156,6 +195,7 @@ export class AssistantPanel extends Base {
     });
     const problem = h(doc, "p", { class: "problem", role: "alert", hidden: "" });
     const form = h(doc, "form", {}, textarea, stop, send);
+    const welcome = welcomeView(doc, (prompt, send) => this.#suggest(prompt, send));
     // The banner follows what answers, as the host says it (`POST /source`), like the settings.
     const settings = panelSettings(doc, (info) => {
       if (info.notice === undefined) return;
@@ -178,6 +218,7 @@ export class AssistantPanel extends Base {
         close,
       ),
       settings.view,
+      welcome.element,
       log,
       problem,
       form,
@@ -195,6 +236,7 @@ export class AssistantPanel extends Base {
       send,
       stop,
       settings,
+      welcome,
     };
     this.#showNotice();
 
@@ -238,6 +280,42 @@ export class AssistantPanel extends Base {
     const text = this.#hostNotice === undefined ? this.getAttribute("notice") : this.#hostNotice;
     notice.textContent = text ?? "";
     notice.hidden = text === null || text === "";
+  }
+
+  /** Shows the greeting and the suggestions while the conversation is empty, and hides them after. */
+  #showWelcome(): void {
+    const parts = this.#parts;
+    if (parts === undefined) return;
+    const empty = (this.#last?.items.length ?? 0) === 0;
+    parts.welcome.element.hidden = !empty;
+    parts.panel.classList.toggle("empty", empty);
+    if (!empty) return;
+    const greeting = this.greeting;
+    parts.welcome.show(
+      { ...(greeting === undefined ? {} : { greeting }), suggestions: this.suggestions },
+      this.#sending || this.#last?.busy === true || this.#store === undefined,
+    );
+  }
+
+  /** A suggestion clicked: sent (its text back in the box if refused), or put in the box to finish. */
+  #suggest(prompt: string, send: boolean): void {
+    const parts = this.#parts;
+    const store = this.#store;
+    if (parts === undefined || store === undefined) return;
+    parts.textarea.focus();
+    if (!send) {
+      parts.textarea.value = prompt;
+      parts.textarea.setSelectionRange(prompt.length, prompt.length);
+      return;
+    }
+    if (this.#sending || this.#last?.busy) return;
+    this.#sending = true;
+    this.#showWelcome();
+    void store.prompt(prompt).then((sent) => {
+      this.#sending = false;
+      if (!sent && parts.textarea.value === "") parts.textarea.value = prompt;
+      this.#showWelcome();
+    });
   }
 
   #focused(): boolean {
@@ -296,6 +374,7 @@ export class AssistantPanel extends Base {
     parts.problem.hidden = snapshot.error === null;
     parts.problem.textContent = snapshot.error?.message ?? "";
     if (snapshot.items !== last?.items) this.#renderItems(parts.log, snapshot.items);
+    this.#showWelcome();
   }
 
   /** Keeps each item's view by key: unchanged items keep theirs, changed ones are patched or rebuilt. */

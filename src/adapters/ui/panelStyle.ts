@@ -8,6 +8,8 @@
  * 600 px wide the open panel is a sheet over the whole window and the
  * launcher floats in the corner.
  */
+import { WELCOME_CSS } from "./welcome.ts";
+
 export const PANEL_CSS = `
 :host {
   --_accent: var(--elyra-accent, #4f46e5);
@@ -130,4 +132,4 @@ button.accept.destructive { background: #b42318; border-color: #b42318; color: #
   .confirm fieldset.edit input:not([type="checkbox"]), .confirm fieldset.edit textarea { font-size: 16px; }
   .confirm .buttons button { min-height: 44px; }
 }
-`;
+${WELCOME_CSS}`;
