@@ -14,6 +14,13 @@ export interface WindowConfirmations {
   readonly broker: () => ConfirmationBroker;
   /** The broker if one was made. */
   readonly made: () => ConfirmationBroker | undefined;
+  /**
+   * Resolves once the answer to `callId`'s question is stored, and rejects
+   * when the store refused it (`LeaseLost` on a host that lost the window):
+   * a confirmed command runs only after it. Rejects when no answer was
+   * recorded for the call.
+   */
+  readonly stored: (callId: string) => Promise<unknown>;
 }
 
 export const windowConfirmations = (deps: {
@@ -25,8 +32,15 @@ export const windowConfirmations = (deps: {
   readonly turn: () => number;
 }): WindowConfirmations => {
   let broker: ConfirmationBroker | undefined;
+  /** The append of each answer, by call, until its command asks for it (once). */
+  const answers = new Map<string, Promise<unknown>>();
   return {
     made: () => broker,
+    stored: (callId) => {
+      const append = answers.get(callId);
+      answers.delete(callId);
+      return append ?? Promise.reject(new Error(`no answer was recorded for call ${callId}`));
+    },
     broker: () => {
       if (broker !== undefined) return broker;
       broker = confirmationBroker({
@@ -52,13 +66,22 @@ export const windowConfirmations = (deps: {
         });
       });
       broker.settled$.subscribe(({ request, answer, edited }) => {
-        void deps.record({
-          _tag: "ConfirmAnswered",
-          turn: deps.turn(),
-          confirmId: request.confirmId,
-          answer,
-          ...(edited ? { edited: true } : {}),
-        });
+        const append = Promise.resolve(
+          deps.record({
+            _tag: "ConfirmAnswered",
+            turn: deps.turn(),
+            confirmId: request.confirmId,
+            answer,
+            ...(edited ? { edited: true } : {}),
+          }),
+        );
+        // Only an acceptance runs something; the command awaits this one (and handles its refusal).
+        // One question waits at a time in a window: only the latest answer is kept.
+        if (answer === "accepted") {
+          append.catch(() => undefined);
+          answers.clear();
+          answers.set(request.callId, append);
+        }
       });
       return broker;
     },

@@ -48,6 +48,15 @@ export interface CallContext {
   readonly offered?: ReadonlySet<string>;
   /** Who asks the user; without one, a call that needs confirming is not confirmed. */
   readonly confirmer?: Confirmer;
+  /**
+   * After an accepted confirmation and every check after it, just before the
+   * command runs: resolves once the answer is stored where it counts (a
+   * window's log, appended under its lease), so that a host that lost the
+   * window while the user was asked runs nothing. The call path waits for
+   * it; when it rejects, the command does not run and `call` rejects with
+   * its reason.
+   */
+  readonly confirmed?: (callId: string) => Promise<unknown>;
 }
 
 /** Options of {@link createCallPath}; every one has a default. */
@@ -238,6 +247,8 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
         decoded = again.right;
       }
     }
+    // A confirmed call runs only once its answer is stored, under the window's lease now.
+    if (grant.needsConfirm(ability) && ctx.confirmed !== undefined) await ctx.confirmed(callId);
     if (signal.aborted) return { _tag: "Stopped", callId, tool };
     // 8. Run, with the origin, the user and the abort signal. 9. Publish activity.
     const scope = ctx.scope;
