@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { DEMO_NOTICE } from "../../examples/crm/demoModel.ts";
 import { startCrm } from "../../examples/crm/server.ts";
 import { browserSuite, haveChromium, launch } from "./chromium.ts";
 
@@ -137,9 +138,10 @@ describe.skipIf(!haveChromium)(browserSuite("the panel's settings in Chromium"),
     await page.keyboard.press("Enter");
     expect(await settings.getAttribute("aria-expanded")).toBe("true");
     await expect.poll(() => focused(page)).toBe("input#settings-key[]");
-    await expect
-      .poll(() => source.textContent())
-      .toBe("Answering now: no Claude model (no key of yours, and none from the app)");
+    // One source of truth (issue 28): while the demo answers, settings says so, as the banner does.
+    const banner = panel(page).locator(".notice");
+    await expect.poll(() => source.textContent()).toBe("Answering now: the app's own model");
+    expect(await banner.textContent()).toBe(DEMO_NOTICE);
 
     await page.keyboard.type(FAKE_KEY);
     await page.keyboard.press("Enter");
@@ -149,6 +151,8 @@ describe.skipIf(!haveChromium)(browserSuite("the panel's settings in Chromium"),
     await expect
       .poll(() => source.textContent())
       .toBe("Answering now: Claude, with your own API key");
+    // The user's key answers now, not the demo: the banner goes.
+    await expect.poll(() => banner.isVisible()).toBe(false);
     expect(await panel(page).locator("#settings-key").inputValue()).toBe("");
     expect(await everythingShown(page)).not.toContain(FAKE_KEY);
 
@@ -156,9 +160,9 @@ describe.skipIf(!haveChromium)(browserSuite("the panel's settings in Chromium"),
     await pressUntil(page, "Tab", "button[Forget my key]", 4);
     await page.keyboard.press("Enter");
     await expect.poll(() => status.textContent()).toBe("Your key is forgotten.");
-    await expect
-      .poll(() => source.textContent())
-      .toBe("Answering now: no Claude model (no key of yours, and none from the app)");
+    await expect.poll(() => source.textContent()).toBe("Answering now: the app's own model");
+    await expect.poll(() => banner.textContent()).toBe(DEMO_NOTICE);
+    expect(await banner.isVisible()).toBe(true);
 
     // Escape closes the settings (not the panel) and the focus is back on Settings.
     await page.keyboard.press("Escape");
