@@ -36,16 +36,17 @@ describe("MCP annotations of the example CRM", () => {
     const tools = await listed(crmApp(db));
 
     expect(byName(tools)).toEqual({
-      customers_destroy: tool("Delete a customer", { destructive: true }),
+      // Its own title where the command declares one; else read from its name.
+      customers_destroy: tool("Delete customer", { destructive: true }),
       customers_index: tool("List customers", { readOnly: true }),
       customers_show: tool("Show a customer", { readOnly: true }),
       customers_store: tool("Create a customer", {}),
       customers_update: tool("Update a customer", {}),
-      invoices_destroy: tool("Delete an invoice", { destructive: true }),
+      invoices_destroy: tool("Delete invoice", { destructive: true }),
       invoices_index: tool("List invoices", { readOnly: true }),
       invoices_show: tool("Show an invoice", { readOnly: true }),
       // Issuing an invoice only adds: not destructive, though the grant asks a person first.
-      invoices_store: tool("Create an invoice", {}),
+      invoices_store: tool("Issue invoice", {}),
       invoices_update: tool("Update an invoice", {}),
     });
   });
