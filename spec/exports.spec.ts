@@ -66,6 +66,7 @@ describe("public exports", () => {
         "ToolStarted",
         "TurnStarted",
         "Usage",
+        "VERSION",
         "WindowOwned",
         "WindowOwnerMismatch",
         "canonicalJson",
@@ -155,6 +156,7 @@ describe("public exports", () => {
       [
         "AssistantPanel",
         "ConnectionError",
+        "DEFAULT_GREETING",
         "HostError",
         "PANEL_TAG",
         "assistant",

@@ -158,3 +158,5 @@ export type {
   QueryOrigin,
 } from "./runtime/prompt/windowNote.ts";
 export { NOTE_BOUNDS, windowNote } from "./runtime/prompt/windowNote.ts";
+
+export { VERSION } from "./version.ts";

@@ -9,12 +9,30 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { VERSION } from "elyra-assistant";
 import { toNodeListener } from "elyra-assistant/http";
 import { mcpHttp, serveMcpStdio } from "elyra-assistant/mcp";
 import { crmApp, DEMO_USER } from "./app.ts";
 import { openCrmDb } from "./db.ts";
 import { DEFAULT_DATA_DIR } from "./server.ts";
 import { stopWhenAsked } from "./stopping.ts";
+
+/** The names this machine's loopback goes by. */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** Whether a Host header names loopback (any port). */
+const loopback = (host: string | undefined): boolean =>
+  host !== undefined && LOOPBACK.has(host.replace(/:\d+$/, ""));
+
+/** Whether an Origin header is a page served from loopback (http or https, any port). */
+const loopbackOrigin = (origin: string): boolean => {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
+  } catch {
+    return false;
+  }
+};
 
 const args = process.argv.slice(2);
 const httpAt = args.indexOf("--http");
@@ -31,19 +49,26 @@ const app = crmApp(db);
 
 if (httpAt === -1) {
   // Stdout carries the protocol: anything for people goes to stderr.
-  const served = await serveMcpStdio(app, { name: "elyra-crm", user: DEMO_USER });
+  const served = await serveMcpStdio(app, { name: "elyra-crm", version: VERSION, user: DEMO_USER });
   console.error("Elyra CRM over MCP on stdio");
   await served.closed;
   db.close();
 } else {
   // The demo signs everyone in as Ada. A real app reads its own session (a bearer token) here.
-  const handle = mcpHttp(app, { name: "elyra-crm", authenticate: () => DEMO_USER });
+  const handle = mcpHttp(app, {
+    name: "elyra-crm",
+    version: VERSION,
+    authenticate: () => DEMO_USER,
+  });
   const listener = toNodeListener(handle);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    // Loopback only, and not from a web page: a DNS-rebound site can't reach it.
-    const host = (req.headers.host ?? "").replace(/:\d+$/, "");
-    if (!["127.0.0.1", "localhost", "[::1]"].includes(host) || req.headers.origin !== undefined) {
+    // Loopback only: a Host or Origin of anywhere else is refused, so a DNS-rebound site or
+    // another site's page can't reach it; a page on this machine's own origin may.
+    if (
+      !loopback(req.headers.host) ||
+      !(req.headers.origin === undefined || loopbackOrigin(req.headers.origin))
+    ) {
       res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden\n");
     } else if (url.pathname === "/mcp") {
       listener(req, res);

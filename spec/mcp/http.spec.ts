@@ -5,11 +5,12 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Schema } from "effect";
-import { createApp, createCallPath, defineCommand } from "elyra-assistant";
+import { createApp, createCallPath, defineCommand, VERSION } from "elyra-assistant";
 import type { McpHttpOptions } from "elyra-assistant/mcp";
 import { afterEach, describe, expect, it } from "vitest";
 import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
@@ -263,6 +264,36 @@ describe("npm run mcp -- --http", () => {
         body: JSON.stringify(initialize),
       });
       expect(page.status).toBe(403);
+      // A host name that is not loopback (a DNS-rebound name) is refused too (fetch can't set Host).
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const target = new URL(url as string);
+        const sent = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: "POST",
+            headers: { ...MCP_HEADERS, host: "attacker.example" },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        sent.once("error", reject);
+        sent.end(JSON.stringify(initialize));
+      });
+      expect(rebound).toBe(403);
+      // A page on the server's own origin (a browser-based client on this machine) may connect,
+      // and the server names its version.
+      const own = await fetch(url as string, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, origin: new URL(url as string).origin },
+        body: JSON.stringify(initialize),
+      });
+      expect(own.status).toBe(200);
+      const { client: second } = await connect(new URL(url as string));
+      expect(second.getServerVersion()).toEqual({ name: "elyra-crm", version: VERSION });
     } finally {
       await net.cleanup();
       const exited = new Promise((resolve) => child.once("exit", resolve));

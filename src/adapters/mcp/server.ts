@@ -5,6 +5,7 @@ import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
 import type { App } from "../../runtime/commands/app.ts";
 import { toolOf } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
+import { VERSION } from "../../version.ts";
 import { elicitationConfirmer } from "./elicitationConfirmer.ts";
 import { callResultOf } from "./results.ts";
 import { serverSdk, typesSdk } from "./sdk.ts";
@@ -67,7 +68,7 @@ export const mcpServerRunning = (
   // Rate limits and confirmations are kept per scope: one per server, so per session.
   const scope = `mcp:${crypto.randomUUID()}`;
   const server = new serverSdk.Server(
-    { name: options.name ?? "elyra-assistant", version: options.version ?? "0.0.0" },
+    { name: options.name ?? "elyra-assistant", version: options.version ?? VERSION },
     { capabilities: { tools: { listChanged: true } } },
   );
   const userOf = (client: string): User =>
