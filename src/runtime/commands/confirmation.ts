@@ -4,8 +4,10 @@
  * destructive and what it says, and which arguments the user may change
  * before approving. Declared on the command; checked by `defineCommand`.
  */
+
 import { canonicalJson } from "../calls/canonicalJson.ts";
 import { clip } from "../clip.ts";
+import { withoutInvisibles } from "../invisibles.ts";
 import { type EditableField, fieldOf } from "./fields.ts";
 import type { User } from "./origin.ts";
 
@@ -99,7 +101,8 @@ export const confirmationOf = <A>(
 /** A label as shown: one line, trimmed, at most {@link MAX_CONFIRM_LABEL} characters; else undefined. */
 export const labelText = (value: unknown): string | undefined => {
   if (typeof value !== "string") return undefined;
-  const text = value.replace(/\s+/g, " ").trim();
+  // What a person confirms reads as it is: nothing in it reorders or hides what follows.
+  const text = withoutInvisibles(value.replace(/\s+/g, " ")).replace(/ +/g, " ").trim();
   if (text === "") return undefined;
   return clip(text, MAX_CONFIRM_LABEL);
 };
