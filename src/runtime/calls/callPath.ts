@@ -7,8 +7,8 @@ import type { Command } from "../commands/command.ts";
 import { editWithin } from "../commands/confirmation.ts";
 import { type Issue, issueLines, issuesOf } from "../commands/issues.ts";
 import { fillLink } from "../commands/link.ts";
-import { toolTitle } from "../commands/toolHints.ts";
 import type { Caller, Origin, User } from "../commands/origin.ts";
+import { toolTitle } from "../commands/toolHints.ts";
 import { jsonTextOf } from "../json.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
@@ -383,13 +383,18 @@ const RESULT_NOT_SCHEMA = "the command's result did not match its schema";
 const MAX_ERROR_LINES = 20;
 const MAX_AUDIT_NAME = 128;
 
+/** What a thrown value says, read with care: a getter may throw, or give no string. */
+const thrownText = (error: unknown): string => {
+  try {
+    const text = error instanceof Error ? error.message || error.name : error;
+    return typeof text === "string" ? text : "the command failed";
+  } catch {
+    return "the command failed";
+  }
+};
+
 const errorLines = (error: unknown): ReadonlyArray<string> => {
-  const text =
-    error instanceof Error
-      ? error.message || error.name
-      : typeof error === "string"
-        ? error
-        : "the command failed";
+  const text = thrownText(error);
   const lines = text
     .split("\n")
     .map((line) => clip(line, 300))
