@@ -277,12 +277,17 @@ describe("edit before approve", () => {
     expect(ran).toEqual([]);
   });
 
-  it("the edited call takes from the rate limit again", async () => {
+  it("an edited call takes from the rate limit once: a 1-call limit runs its approved edit", async () => {
     const { path, ctx, ran } = setup(undefined, { rateLimit: { calls: 1, perSeconds: 60 } });
     const confirmer = editingConfirmer((r) => ({ ...(r.args as object), amount: 90 }));
     const outcome = await path.call(refundCall, ctx({ confirmer }));
-    expect(outcome._tag).toBe("RateLimited");
-    expect(ran).toEqual([]);
+    expect(outcome._tag).toBe("Succeeded");
+    expect(ran).toEqual([{ id: 7, amount: 90 }]);
+    // The one call the limit allows was that one: the next is limited, and runs nothing.
+    expect((await path.call({ ...refundCall, callId: "c2" }, ctx({ confirmer })))._tag).toBe(
+      "RateLimited",
+    );
+    expect(ran).toHaveLength(1);
   });
 
   it("arguments edited to what was asked are an ordinary acceptance", async () => {

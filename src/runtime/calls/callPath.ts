@@ -230,7 +230,8 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
           return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
         input = reply.edited;
         edited = input;
-        const again = await admit(command, grant, input, ctx, callId, tool);
+        // The same call: the rate limit it took when it was asked is not taken again.
+        const again = await admit(command, grant, input, ctx, callId, tool, false);
         if (again._tag === "Refused") return { ...again.outcome, edited };
         if ((await digestOf(input).catch(() => undefined)) !== approved)
           return { _tag: "NotConfirmed", callId, tool, answer: "declined", edited };
@@ -287,6 +288,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     ctx: CallContext,
     callId: string,
     tool: string,
+    takeLimit = true,
   ): Admission | Promise<Admission> => {
     const ability = command.can as string;
     // 3. Assistant only: the user has the ability now. A userAbilities that throws denies.
@@ -295,7 +297,7 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     }
     // 4. The tool's rate limit, per scope; a failing store refuses (fail closed).
     const limit = command.rateLimit ?? grant.rateLimit;
-    if (limit === undefined) return decodeArguments(command, input, callId, tool);
+    if (limit === undefined || !takeLimit) return decodeArguments(command, input, callId, tool);
     let taken: RateDecision | Promise<RateDecision>;
     try {
       taken = rateLimits.take(
