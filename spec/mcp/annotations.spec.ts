@@ -180,6 +180,44 @@ describe("MCP annotations of the spy app", () => {
     expect(result.isError).toBe(true);
   });
 
+  it("the grant's confirm wins: a tool it confirms is never announced read-only", async () => {
+    const confirmed = byName(await listed(spyApp(["exports.run", "customers.view"])));
+    expect(confirmed.exports_run?.readOnlyHint).toBe(false);
+    expect(confirmed.customers_show?.readOnlyHint).toBe(false);
+    const unconfirmed = byName(await listed(spyApp([])));
+    expect(unconfirmed.exports_run?.readOnlyHint).toBe(true);
+  });
+
+  it("hints that contradict what the command is are refused when it is defined", () => {
+    const base = { description: "Delete one.", args: {}, run: () => "gone" } as const;
+    expect(() =>
+      defineCommand({
+        ...base,
+        name: "things_destroy",
+        can: "things.destroy",
+        mcp: { destructiveHint: false },
+      }),
+    ).toThrow(/destructiveHint can't be false for a destructive command/);
+    expect(() =>
+      defineCommand({
+        ...base,
+        name: "things_wipe",
+        can: "things.wipe",
+        destructive: true,
+        mcp: { readOnlyHint: true },
+      }),
+    ).toThrow(/readOnlyHint can't be true for a destructive command/);
+    // Not destructive, the same hints are fine.
+    expect(
+      defineCommand({
+        ...base,
+        name: "things_note",
+        can: "things.note",
+        mcp: { destructiveHint: false },
+      }).mcp,
+    ).toEqual({ destructiveHint: false });
+  });
+
   it("lists the title on the tool itself and in its annotations", async () => {
     const tools = await listed(spyApp([]));
     for (const listedTool of tools) {

@@ -18,7 +18,8 @@ export type McpAnnotations = ToolAnnotations & { readonly title: string };
  * - `title`: the command's `title`, else its name read as what it does
  *   (`customers_destroy` → "Delete a customer", `invoices_index` → "List
  *   invoices"; {@link toolTitle});
- * - `readOnlyHint`: the command is `live`;
+ * - `readOnlyHint`: the command is `live`, never for a tool the grant
+ *   confirms (the grant's `confirm` wins over `live` and `mcp`);
  * - `destructiveHint`: true only when the command is destructive (its
  *   `destructive`, or a verb such as `delete` in its ability), never for a
  *   read-only tool. The grant's `confirm` does not make a tool destructive:
@@ -27,8 +28,9 @@ export type McpAnnotations = ToolAnnotations & { readonly title: string };
  * - `idempotentHint`: only when declared;
  * - `openWorldHint`: false, a command works on the app's own data.
  *
- * `grant` is the MCP grant the tool is listed under; none of the hints
- * depends on it today.
+ * `grant` is the MCP grant the tool is listed under. A command's `mcp` that
+ * contradicts what it is (`destructiveHint: false` or `readOnlyHint: true`
+ * on a destructive command) is refused when it is defined.
  *
  * @example
  * ```ts
@@ -36,10 +38,12 @@ export type McpAnnotations = ToolAnnotations & { readonly title: string };
  * // { title: "Delete a customer", readOnlyHint: false, destructiveHint: true, openWorldHint: false }
  * ```
  */
-export const annotationsOf = (command: AnyCommand, _grant: Grant): McpAnnotations => {
+export const annotationsOf = (command: AnyCommand, grant: Grant): McpAnnotations => {
   // Read as the SDK's own type: the hints are MCP's names, as declared.
   const hints: ToolAnnotations = command.mcp ?? {};
-  const readOnly = hints.readOnlyHint ?? command.live;
+  // The grant's confirm wins: a tool the person is asked about is not announced read-only.
+  const confirmed = grant.needsConfirm(command.can as string);
+  const readOnly = !confirmed && (hints.readOnlyHint ?? command.live);
   const destructive = readOnly
     ? false
     : (hints.destructiveHint ?? command.confirmation.destructive);

@@ -236,7 +236,10 @@ export const defineCommand = <
   }
   const confirmation = confirmationOf<Schema.Struct.Type<F>>(spec, argumentNames, inputSchema);
   if (typeof confirmation === "string") fail(confirmation);
-  const hints = toolHintsOf(spec);
+  const hints = toolHintsOf({
+    ...spec,
+    destructive: typeof confirmation === "string" ? undefined : confirmation.destructive,
+  });
   if (typeof hints === "string") fail(hints);
   const summary = spec.summary === undefined ? undefined : String(spec.summary).trim();
   if (summary !== undefined && (summary === "" || summary.length > 300 || /[\r\n]/.test(summary)))

@@ -50,6 +50,8 @@ export const toolHintsOf = (spec: {
   readonly title?: unknown;
   readonly mcp?: unknown;
   readonly live?: unknown;
+  /** Whether the command is destructive (declared, or by its ability's verb). */
+  readonly destructive?: boolean | undefined;
 }): ToolHints | string => {
   const title = titleOf(spec.title, "title");
   if (title instanceof Problem) return title.sentence;
@@ -74,6 +76,10 @@ export const toolHintsOf = (spec: {
   const readOnly = (hints.readOnlyHint as boolean | undefined) ?? spec.live === true;
   if (readOnly && hints.destructiveHint === true)
     return "mcp.destructiveHint can't be true for a read-only tool (live, or mcp.readOnlyHint)";
+  if (spec.destructive === true && hints.destructiveHint === false)
+    return "mcp.destructiveHint can't be false for a destructive command (destructive, or a verb such as delete in its ability)";
+  if (spec.destructive === true && hints.readOnlyHint === true)
+    return "mcp.readOnlyHint can't be true for a destructive command (destructive, or a verb such as delete in its ability)";
   return {
     ...(title === undefined ? {} : { title }),
     mcp: hints as McpToolHints,
