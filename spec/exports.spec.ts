@@ -15,6 +15,7 @@ import * as secrets from "elyra-assistant/secrets";
 import * as sqlite from "elyra-assistant/sqlite";
 import * as testing from "elyra-assistant/testing";
 import * as ui from "elyra-assistant/ui";
+import * as uiBundle from "elyra-assistant/ui/bundle.js";
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
 
@@ -171,6 +172,10 @@ describe("public exports", () => {
         "stepHref",
       ]
     `);
+  });
+
+  it("elyra-assistant/ui/bundle.js, prebuilt for a page with no bundler, exports what elyra-assistant/ui does", () => {
+    expect(Object.keys(uiBundle).sort()).toEqual(Object.keys(ui).sort());
   });
 
   it("elyra-assistant/react", () => {
@@ -336,6 +341,7 @@ describe("public exports", () => {
           "sqlite",
           "testing",
           "ui",
+          "ui/bundle.js",
         ].map((n) => `./${n}`),
       ].sort(),
     );
@@ -370,7 +376,7 @@ describe("public exports", () => {
 
   it("the README's table of entry points names each entry of the exports map, and only those", () => {
     const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
-    const listed = [...readme.matchAll(/^\| `(elyra-assistant(?:\/[a-z]+)?)` +\|/gm)].map(
+    const listed = [...readme.matchAll(/^\| `(elyra-assistant(?:\/[a-z]+)*(?:\.js)?)` +\|/gm)].map(
       (m) => m[1],
     );
     const exported = Object.keys(pkg.exports)

@@ -83,6 +83,8 @@ describe("core only: npm install elyra-assistant effect", () => {
     for (const entry of ["", "/testing", "/http", "/proxy", "/secrets", "/ui", "/machines"]) {
       expect(results[`elyra-assistant${entry}`]?.exports).toBeGreaterThan(0);
     }
+    // The prebuilt browser module exports what the browser entry does.
+    expect(results["elyra-assistant/ui/bundle.js"]).toEqual(results["elyra-assistant/ui"]);
     const peers = {
       "/sqlite": "better-sqlite3",
       "/redis": "ioredis",
@@ -97,6 +99,26 @@ describe("core only: npm install elyra-assistant effect", () => {
         tag: "MissingPeerDependency",
       });
     }
+  });
+});
+
+describe("the prebuilt browser module, installed", () => {
+  it("is exported as elyra-assistant/ui/bundle.js: one file in the package, with no import left in it", async () => {
+    const ran = await runIn(core, [
+      "--input-type=module",
+      "-e",
+      'import { createRequire } from "node:module"; console.log(createRequire(process.cwd() + "/").resolve("elyra-assistant/ui/bundle.js"));',
+    ]);
+    expect(ran.stderr).toBe("");
+    const path = ran.stdout.trim();
+    expect(path).toBe(
+      join(core, "node_modules", "elyra-assistant", "dist", "adapters", "ui", "bundle.js"),
+    );
+    const code = readFileSync(path, "utf8");
+    expect(code).toContain("elyra-assistant-panel");
+    expect(code).not.toMatch(/\bimport\s*[("'`{*]|\bfrom\s*["'`]|\brequire\s*\(/);
+    expect(code.length).toBeLessThan(60_000);
+    figure("the prebuilt browser module", `${code.length} bytes`);
   });
 });
 

@@ -63,7 +63,7 @@ describe.each([
     const ran = await spawned("node", ["subpaths.mjs"], { cwd: dir(), env });
     expect(ran.code).toBe(0);
     const results = JSON.parse(ran.stdout) as Record<string, { exports?: number; error?: string }>;
-    expect(Object.keys(results)).toHaveLength(13);
+    expect(Object.keys(results)).toHaveLength(14);
     for (const [entry, result] of Object.entries(results)) {
       expect(result, entry).toEqual({ exports: expect.any(Number) });
     }

@@ -20,7 +20,7 @@ describe("the tarball", () => {
     const targets = Object.values(pkg.exports).filter(
       (target): target is Record<"types" | "default", string> => typeof target === "object",
     );
-    expect(targets).toHaveLength(13);
+    expect(targets).toHaveLength(14);
     for (const target of targets) {
       const paths = [
         target.default,

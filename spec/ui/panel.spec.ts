@@ -38,9 +38,14 @@ describe("<elyra-assistant-panel>", () => {
     );
   });
 
-  it("renders in an open shadow root with the theme's custom properties", () => {
-    const { root, $ } = mount();
-    const css = $("style").textContent ?? "";
+  it("renders in an open shadow root with the theme's custom properties, in a stylesheet it adopts", () => {
+    const { root } = mount();
+    // A constructed sheet, not a <style> element: a strict CSP's style-src needs no 'unsafe-inline'.
+    expect(root.querySelector("style")).toBeNull();
+    expect(root.adoptedStyleSheets).toHaveLength(1);
+    const css = [...(root.adoptedStyleSheets[0]?.cssRules ?? [])]
+      .map((rule) => rule.cssText)
+      .join("\n");
     for (const name of [
       "--elyra-accent",
       "--elyra-bg",
@@ -49,9 +54,16 @@ describe("<elyra-assistant-panel>", () => {
       "--elyra-font",
     ])
       expect(css).toContain(name);
-    const log = $("[role=log]");
-    expect(log.getAttribute("aria-live")).toBe("polite");
+    const log = root.querySelector("[role=log]");
+    expect(log?.getAttribute("aria-live")).toBe("polite");
     expect(root.querySelectorAll("button").length).toBeGreaterThan(0);
+  });
+
+  it("shares one stylesheet among the panels of a document", () => {
+    const [first, second] = [mount(), mount()];
+    expect(first.root.adoptedStyleSheets).toHaveLength(1);
+    expect(second.root.adoptedStyleSheets).toEqual(first.root.adoptedStyleSheets);
+    expect(second.root.adoptedStyleSheets[0]).toBe(first.root.adoptedStyleSheets[0]);
   });
 
   it("shows the notice as a banner at the top", () => {

@@ -10,7 +10,7 @@ import { h } from "./dom.ts";
 import { installedWelcome, whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, patchScript, type ViewContext } from "./itemViews.ts";
 import { keySettingsOf, type PanelSettings, panelSettings } from "./panelSettings.ts";
-import { PANEL_CSS } from "./panelStyle.ts";
+import { adoptPanelStyles } from "./panelSheet.ts";
 import { type AssistantSuggestion, type WelcomeView, welcomeView } from "./welcome.ts";
 
 /** The element's tag name. */
@@ -73,7 +73,6 @@ export class AssistantPanel extends Base {
   #sending = false;
   /** The banner as the host last said it (`null`: none); undefined until a host says one. */
   #hostNotice: string | null | undefined;
-
 
   get store(): AssistantStore | undefined {
     return this.#store;
@@ -223,7 +222,8 @@ export class AssistantPanel extends Base {
       problem,
       form,
     );
-    root.replaceChildren(h(doc, "style", {}, PANEL_CSS), launcher, panel);
+    root.replaceChildren(launcher, panel);
+    adoptPanelStyles(root);
     this.#parts = {
       launcher,
       badge,
