@@ -390,6 +390,9 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
   });
 
   const run = async (request: Request, bindings?: Bindings): Promise<Response> => {
+    // The routes are plain ASCII paths: a percent-encoded one (`/%5F%5Fassistant/tools`) would
+    // be decoded by the router into a route an app guarding the literal prefix never saw.
+    if (new URL(request.url).pathname.includes("%")) return notFound().toResponse();
     try {
       return await api.fetch(request, bindings);
     } catch (error) {
