@@ -14,6 +14,7 @@ export type {
   AnswerResult,
   ConfirmationAnswer,
   ConfirmationBroker,
+  ConfirmationSettled,
   ConfirmEcho,
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
@@ -80,6 +81,7 @@ export type { Issue } from "./runtime/commands/issues.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
 export type { McpToolHints } from "./runtime/commands/toolHints.ts";
 export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
+export type { ArgumentChange } from "./runtime/log/argumentChanges.ts";
 export type { EventStore, StoreChange } from "./runtime/log/eventStore.ts";
 export { AppendConflict } from "./runtime/log/eventStore.ts";
 export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/log/events.ts";

@@ -3,7 +3,8 @@
  * it deletes and with how many invoices, its Delete button is styled as
  * destructive and never focused first; a new invoice's amount is changed on
  * the question, a refused amount is told by its field, and what runs is the
- * amount approved.
+ * amount approved; once answered (and after a reload) the question shows
+ * what ran, each change beside what was asked.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -134,6 +135,9 @@ describe.skipIf(!haveChromium)(browserSuite("the CRM's confirmations in Chromium
     await expect
       .poll(() => panel(page).locator(".item.confirm .answer").last().textContent())
       .toBe("Accepted with your changes.");
+    expect(await panel(page).locator(".item.confirm ul.changes li").allTextContents()).toEqual([
+      "Amount: €950 (was €1,200)",
+    ]);
     await expect
       .poll(() => panel(page).locator(".item.answer").last().locator(".text").textContent())
       .toBe("Issued.");
@@ -147,6 +151,63 @@ describe.skipIf(!haveChromium)(browserSuite("the CRM's confirmations in Chromium
     expect(JSON.stringify(model.requests.at(-1)?.messages.at(-1))).toContain(
       "The user changed the arguments before approving; invoices_store ran with",
     );
+    expect(errors).toEqual([]);
+  });
+
+  it("an invoice changed on the question shows what ran once answered, and again after a reload", async () => {
+    const model = fakeModel();
+    const { page, errors, db } = await crm(model);
+    const customer = db().prepare("SELECT id, name FROM customers ORDER BY id LIMIT 1").get() as {
+      id: number;
+      name: string;
+    };
+    model.toolCall("invoices_store", { customer_id: customer.id, amount: 500 }).says("Issued.");
+    await ask(page, "Bill her 500");
+    const waiting = panel(page).locator(".item.confirm.waiting");
+    await waiting.waitFor();
+    const asked = `Issue an invoice of €500 to ${customer.name}, due in 30 days?`;
+    expect(await waiting.locator("h3").textContent()).toBe(asked);
+    await waiting.locator("input[name=amount]").fill("750");
+    await waiting.locator("[name=project]").fill("Website");
+    await waiting.locator("[name=due_on]").fill("2031-07-01");
+    await waiting.locator("button.accept").click();
+    await expect
+      .poll(() => panel(page).locator(".item.answer").last().locator(".text").textContent())
+      .toBe("Issued.");
+    expect(
+      db()
+        .prepare(
+          "SELECT amount_cents, project, due_on FROM invoices WHERE customer_id = ? AND amount_cents IN (50000, 75000)",
+        )
+        .all(customer.id),
+    ).toEqual([{ amount_cents: 75_000, project: "Website", due_on: "2031-07-01" }]);
+
+    /** What the answered question reads: its title, each change, the arguments it shows. */
+    const answered = async () => {
+      const dialog = panel(page).locator(".item.confirm").last();
+      return {
+        title: await dialog.locator("h3").textContent(),
+        changes: await dialog.locator("ul.changes li").allTextContents(),
+        args: JSON.parse((await dialog.locator("pre.args").textContent()) ?? "null") as unknown,
+        answer: await dialog.locator(".answer").textContent(),
+      };
+    };
+    const ran = {
+      title: `Claude asked: ${asked}`,
+      changes: [
+        "Amount: €750 (was €500)",
+        "Project: Website (was not set)",
+        "Due date: 2031-07-01 (was not set)",
+      ],
+      args: { customer_id: customer.id, amount: 750, project: "Website", due_on: "2031-07-01" },
+      answer: "Accepted with your changes.",
+    };
+    expect(await answered()).toEqual(ran);
+
+    // A reload reads the log again: the answered question still shows what ran.
+    await page.reload();
+    await expect.poll(() => panel(page).locator(".item.confirm .answer").count()).toBe(1);
+    expect(await answered()).toEqual(ran);
     expect(errors).toEqual([]);
   });
 });

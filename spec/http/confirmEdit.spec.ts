@@ -1,7 +1,7 @@
 /**
  * Edit before approve over `POST /confirm`, through a real host: the log
  * keeps the question's sentence, button and editable fields, and an edited
- * answer without any arguments; edited arguments the schema refuses are told
+ * answer with the arguments approved; edited arguments the schema refuses are told
  * while the question still waits; what ran is what the user approved, and
  * the model is told so.
  */
@@ -61,7 +61,7 @@ const asked = async (events: LogEvent[]) => {
 };
 
 describe("POST /confirm with edited arguments", () => {
-  it("runs what the user approved, logs it as edited without arguments, and tells the model", async () => {
+  it("runs what the user approved, logs it as edited with the arguments approved, and tells the model", async () => {
     const { ran, model, post, events } = setup();
     expect((await post("prompt", { text: "Refund invoice 7" })).status).toBe(202);
     const question = await asked(events);
@@ -101,10 +101,16 @@ describe("POST /confirm with edited arguments", () => {
     await vi.waitFor(() => expect(events.some((e) => e._tag === "Answered")).toBe(true));
     expect(ran).toEqual([{ id: 7, amount: 90 }]);
     const answered = events.find((e) => e._tag === "ConfirmAnswered");
-    expect(answered).toMatchObject({ answer: "accepted", edited: true });
+    expect(answered).toMatchObject({
+      answer: "accepted",
+      edited: true,
+      args: { id: 7, amount: 90 },
+    });
     expect(Object.keys(answered ?? {}).sort()).toEqual(
-      ["_tag", "answer", "at", "confirmId", "edited", "seq", "turn"].sort(),
+      ["_tag", "answer", "args", "at", "confirmId", "edited", "seq", "turn"].sort(),
     );
+    // What the log holds is what ran.
+    expect(ran[0]).toEqual((answered as { args?: unknown }).args);
     const toolResult = JSON.stringify(model.requests.at(-1)?.messages.at(-1));
     expect(toolResult).toContain(
       'The user changed the arguments before approving; invoices_refund ran with {\\"amount\\":90,\\"id\\":7}, not with the arguments you sent.',

@@ -7,17 +7,22 @@
  * - what runs decodes with the command's schema, for a user who has the ability;
  * - an edited confirmation never runs the original arguments: it runs exactly
  *   the edited ones, or nothing;
- * - what the dialog was told agrees with what ran.
+ * - what the dialog was told agrees with what ran;
+ * - what the log is given (the broker's settled answer) and the panel's fold
+ *   of it show the arguments that ran: the edited ones, never the asked ones.
  */
 import { Schema } from "effect";
 import {
   type AnswerResult,
   type CallOutcome,
+  type ConfirmationSettled,
   canonicalJson,
   confirmationBroker,
   createApp,
   createCallPath,
   defineCommand,
+  type LogEvent,
+  panelItems,
 } from "elyra-assistant";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
@@ -85,6 +90,35 @@ const editOf = (asked: Record<string, unknown>, edit: Record<string, unknown>) =
   return JSON.parse(JSON.stringify(edited)) as Record<string, unknown>;
 };
 
+/** The panel's confirmation item after the question and its answer, logged as the window logs them. */
+const foldedAnswer = (args: unknown, settled: ConfirmationSettled) => {
+  const events = [
+    {
+      _tag: "ConfirmRequested",
+      seq: 1,
+      at: 0,
+      turn: 1,
+      confirmId: "c1",
+      callId: "k1",
+      tool: "invoices_refund",
+      description: "",
+      args,
+      editable: settled.request.editable,
+    },
+    {
+      _tag: "ConfirmAnswered",
+      seq: 2,
+      at: 0,
+      turn: 1,
+      confirmId: "c1",
+      answer: settled.answer,
+      ...(settled.edited ? { edited: true, args: settled.args } : {}),
+    },
+  ] as LogEvent[];
+  const item = panelItems.fold(events).items[0];
+  return item?.kind === "confirm" ? item : undefined;
+};
+
 describe("an edited confirmation", () => {
   it("never runs the original arguments, nor arguments the schema or the user's abilities refuse, and runs at most once", {
     timeout: timeoutFor(120_000),
@@ -110,6 +144,8 @@ describe("an edited confirmation", () => {
             interval: 1,
           });
           const [request] = broker.pending();
+          const logged: ConfirmationSettled[] = [];
+          broker.settled$.subscribe((s) => logged.push(s));
           if (losesAbility) user.abilities = [];
           const results: AnswerResult[] = [];
           const sent: Array<Record<string, unknown> | undefined> = [];
@@ -155,10 +191,21 @@ describe("an edited confirmation", () => {
               expect(canonicalJson(ran[0])).not.toBe(canonicalJson(asked));
             }
             expect(outcome.edited).toEqual(edited);
+            // The log is given the arguments approved, and the panel shows them with each change.
+            expect(logged).toHaveLength(1);
+            expect(canonicalJson(logged[0]?.args)).toBe(canonicalJson(edited));
+            const item = foldedAnswer(request?.args, logged[0] as ConfirmationSettled);
+            expect(canonicalJson(item?.editedArgs)).toBe(canonicalJson(edited));
+            if (ran.length === 1)
+              expect(canonicalJson(item?.editedArgs)).toBe(canonicalJson(ran[0]));
+            for (const change of item?.changes ?? [])
+              expect(canonicalJson(change.now)).toBe(canonicalJson(edited?.[change.name]));
           } else if (ran.length === 1) {
             expect(canonicalJson(ran[0])).toBe(canonicalJson(asked));
             expect(outcome.edited).toBeUndefined();
           }
+          if (!acceptedEdit)
+            expect(logged.every((s) => s.args === undefined && !s.edited)).toBe(true);
           const accepted = settled[0]?._tag === "Answered" && settled[0].answer === "accepted";
           if (!accepted) expect(ran).toEqual([]);
           if (accepted && !losesAbility) expect(outcome._tag).toBe("Succeeded");

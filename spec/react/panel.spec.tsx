@@ -2,8 +2,9 @@
 /**
  * The React panel of docs/ui.md ("Your own panel in React", quoted from
  * ./examples/panel.tsx) over the fake client: a prompt, an answer streaming
- * in, a confirmation answered as asked and with edited arguments, an edit
- * the host finds invalid, stop, reset, a refused request.
+ * in, a confirmation answered as asked and with edited arguments (answered,
+ * it shows what changed), an edit the host finds invalid, stop, reset, a
+ * refused request.
  */
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import type { AssistantClient, ConfirmResult } from "elyra-assistant/react";
@@ -145,6 +146,34 @@ describe("the React panel", () => {
         },
       ],
     });
+  });
+
+  it("an answered question the user changed shows each change beside what it was, not the asked amount", () => {
+    const fake = driven();
+    render(<App client={fake.client} />);
+    fake.emit(
+      ...invoiceQuestion,
+      ...numbered(
+        [
+          {
+            _tag: "ConfirmAnswered",
+            turn: 1,
+            confirmId: "c7",
+            answer: "accepted",
+            edited: true,
+            args: { customer_id: 3, amount: 950, due_on: "2025-07-01" },
+          },
+        ],
+        3,
+      ),
+    );
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(screen.getByText("Claude asked: Issue Acme an invoice of €1,200.00")).toBeTruthy();
+    const changes = screen.getByRole("list", { name: "Your changes" });
+    expect([...changes.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+      "amount: 950 (was 1200)",
+      "due on: 2025-07-01 (was not set)",
+    ]);
   });
 
   it("shows the issues of an edit the host could not decode, the question still waiting", async () => {

@@ -46,6 +46,20 @@ function Busy() {
   return <p>{useAssistant().snapshot.busy ? "busy" : "idle"}</p>;
 }
 
+/** The answered confirmations a component reads from `useAssistant()`: what ran, and what changed. */
+function Answers() {
+  const { snapshot } = useAssistant();
+  return (
+    <ul>
+      {snapshot.items.flatMap((item) =>
+        item.kind === "confirm" && item.answer !== undefined
+          ? [<li key={item.confirmId}>{JSON.stringify([item.editedArgs, item.changes])}</li>]
+          : [],
+      )}
+    </ul>
+  );
+}
+
 describe("useAssistant", () => {
   it("renders once per change of the snapshot, and not between events", () => {
     const fake = fakeClient();
@@ -248,6 +262,44 @@ describe("useAssistant", () => {
     expect(result.current.snapshot.items).toEqual([]);
     expect(first.streams.map((s) => s.open)).toEqual([false]);
     expect(second.streams.map((s) => s.open)).toEqual([true]);
+  });
+
+  it("an answered confirmation the user changed carries the arguments approved and each change", () => {
+    const fake = fakeClient();
+    render(
+      <AssistantProvider client={fake.client}>
+        <Answers />
+      </AssistantProvider>,
+    );
+    act(() =>
+      fake.emit(
+        ...numbered([
+          { _tag: "TurnStarted", turn: 1, text: "Bill her 500", route: null, note: null },
+          {
+            _tag: "ConfirmRequested",
+            turn: 1,
+            confirmId: "c1",
+            callId: "k1",
+            tool: "invoices_store",
+            description: "Create an invoice.",
+            args: { customer_id: 7, amount: 500 },
+            editable: [{ name: "amount", schema: { type: "number" } }],
+          },
+          {
+            _tag: "ConfirmAnswered",
+            turn: 1,
+            confirmId: "c1",
+            answer: "accepted",
+            edited: true,
+            args: { customer_id: 7, amount: 750 },
+          },
+        ]),
+      ),
+    );
+    expect(JSON.parse(screen.getByRole("listitem").textContent ?? "null")).toEqual([
+      { customer_id: 7, amount: 750 },
+      [{ name: "amount", was: 500, now: 750 }],
+    ]);
   });
 
   it("outside a provider, throws saying what to wrap it in", () => {

@@ -54,6 +54,8 @@ export interface ConfirmationSettled {
   readonly answer: ConfirmAnswer;
   /** Accepted with arguments the user changed. */
   readonly edited: boolean;
+  /** With `edited`: the whole arguments as the user changed them (a copy of their JSON), what the call path runs. */
+  readonly args?: unknown;
 }
 
 /** A confirmer that asks through the app's own dialog and takes answers by id. */
@@ -146,7 +148,12 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
           waiting.delete(request.confirmId);
           const answer = snapshot.output as ConfirmAnswer;
           const edited = answer === "accepted" ? entry.edited : undefined;
-          settled.next({ request, answer, edited: edited !== undefined });
+          settled.next(
+            edited === undefined
+              ? { request, answer, edited: false }
+              : // The log's own copy: what it holds (and freezes) is not what the call path runs.
+                { request, answer, edited: true, args: structuredClone(edited) },
+          );
           resolve({
             confirmId: request.confirmId,
             tool: request.tool,

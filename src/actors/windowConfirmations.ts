@@ -65,7 +65,9 @@ export const windowConfirmations = (deps: {
           ...(request.editable.length === 0 ? {} : { editable: request.editable }),
         });
       });
-      broker.settled$.subscribe(({ request, answer, edited }) => {
+      broker.settled$.subscribe(({ request, answer, edited, args }) => {
+        // What the user changed the arguments to is logged with the answer: the dialog, read
+        // again from the log, shows what was approved rather than what was asked.
         const append = Promise.resolve(
           deps.record({
             _tag: "ConfirmAnswered",
@@ -73,6 +75,7 @@ export const windowConfirmations = (deps: {
             confirmId: request.confirmId,
             answer,
             ...(edited ? { edited: true } : {}),
+            ...(edited && args !== undefined ? { args } : {}),
           }),
         );
         // Only an acceptance runs something; the command awaits this one (and handles its refusal).

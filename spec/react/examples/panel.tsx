@@ -67,6 +67,36 @@ function Confirm({ question }: { question: WaitingQuestion }) {
   );
 }
 
+/** A value as people read it: a string as it is, anything else as JSON; absent, "not set". */
+const words = (value: unknown) =>
+  value === undefined ? "not set" : typeof value === "string" ? value : JSON.stringify(value);
+
+/** An answered confirmation; one the user changed says so, each change beside what it was. */
+function Answered({ item }: { item: Extract<PanelItem, { kind: "confirm" }> }) {
+  const asked = item.label ?? item.tool;
+  const labelOf = (name: string) =>
+    item.editable.find((field) => field.name === name)?.label ?? name.replaceAll("_", " ");
+  if (item.changes === undefined)
+    return (
+      <p>
+        {asked}: {item.answer}
+      </p>
+    );
+  return (
+    <div>
+      <p>Claude asked: {asked}</p>
+      <ul aria-label="Your changes">
+        {item.changes.map((change) => (
+          <li key={change.name}>
+            {labelOf(change.name)}: {words(change.now)} (was {words(change.was)})
+          </li>
+        ))}
+      </ul>
+      <p>Accepted with your changes.</p>
+    </div>
+  );
+}
+
 /** One item of the conversation, as text (never HTML). */
 function Item({ item }: { item: PanelItem }) {
   switch (item.kind) {
@@ -79,13 +109,7 @@ function Item({ item }: { item: PanelItem }) {
       return <p>{href === undefined ? item.tool : <a href={href}>{item.tool}</a>}</p>;
     }
     case "confirm":
-      return item.answer === undefined ? (
-        <Confirm question={item} />
-      ) : (
-        <p>
-          {item.label ?? item.tool}: {item.answer}
-        </p>
-      );
+      return item.answer === undefined ? <Confirm question={item} /> : <Answered item={item} />;
     case "script":
       return <p>Ran code · {item.calls} calls</p>;
     case "error":

@@ -14,6 +14,7 @@
  */
 
 export { isAppPath } from "../../runtime/commands/link.ts";
+export type { ArgumentChange } from "../../runtime/log/argumentChanges.ts";
 export type { PanelItem, ScriptStep } from "../../runtime/log/panelItems.ts";
 export type {
   AssistantSnapshot,

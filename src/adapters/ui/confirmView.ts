@@ -8,6 +8,7 @@
 import { canonicalJson } from "../../runtime/calls/canonicalJson.ts";
 import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { ConfirmResult } from "../web/wire.ts";
+import { changesView } from "./changesView.ts";
 import { fieldView, issueWords } from "./confirmFields.ts";
 import { h } from "./dom.ts";
 
@@ -52,11 +53,16 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
   const fields = editing
     ? item.editable.map((field) => fieldView(doc, context.nextId(), field, args[field.name]))
     : [];
+  // Answered with the user's changes: what was approved is shown, never the asked arguments as if they ran.
+  const changed = !waiting && item.edited === true;
+  const ran = changed ? item.editedArgs : undefined;
   const fixed = editing
     ? Object.fromEntries(
         Object.entries(args).filter(([name]) => !item.editable.some((f) => f.name === name)),
       )
-    : item.args;
+    : (ran ?? item.args);
+  const argsLabel =
+    ran !== undefined ? "Arguments, with your changes" : changed ? "Arguments asked" : "Arguments";
   // The alert holds the list (an alert role on the list itself would hide that it is one).
   const issues = h(doc, "ul");
   const problems = h(doc, "div", { class: "issues", role: "alert" }, issues);
@@ -104,7 +110,14 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
   const heading =
     item.label === undefined
       ? h(doc, "h3", { id: title }, `${item.title}?`)
-      : h(doc, "h3", { id: title, class: "label" }, item.label);
+      : // The sentence was made from the asked arguments: after a change it says what was asked.
+        h(
+          doc,
+          "h3",
+          { id: title, class: changed ? "label asked" : "label" },
+          changed && "Claude asked: ",
+          item.label,
+        );
   // What it does in the command's words for people; the model's description is never shown here.
   const about =
     item.summary !== undefined &&
@@ -125,8 +138,12 @@ export const confirmView = (context: ConfirmContext, item: ConfirmItem): HTMLEle
     },
     heading,
     about,
+    changed &&
+      item.changes !== undefined &&
+      item.changes.length > 0 &&
+      changesView(doc, item.changes, item.editable),
     (!editing || Object.keys(fixed as object).length > 0) &&
-      h(doc, "pre", { class: "args", "aria-label": "Arguments" }, prettyJson(fixed)),
+      h(doc, "pre", { class: "args", "aria-label": argsLabel }, prettyJson(fixed)),
     editing &&
       h(
         doc,

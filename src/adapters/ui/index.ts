@@ -8,6 +8,7 @@
 import { defineAssistantPanel } from "./panel.ts";
 
 export { isAppPath } from "../../runtime/commands/link.ts";
+export type { ArgumentChange } from "../../runtime/log/argumentChanges.ts";
 export type {
   PanelItem,
   PanelState,

@@ -117,6 +117,10 @@ button.accept.destructive { background: #b42318; border-color: #b42318; color: #
 .confirm.destructive { border-color: #b42318; }
 .confirm h3.label { font-weight: 600; }
 .confirm .about { color: var(--_muted); font-size: 0.9em; margin: 0.4em 0 0; }
+.confirm h3.label.asked { font-weight: 400; color: var(--_muted); }
+.confirm ul.changes { margin: 0 0 0.4em; padding-left: 1.2em; }
+.confirm ul.changes .name { font-weight: 600; }
+.confirm ul.changes .was { color: var(--_muted); }
 .confirm fieldset.edit { border: 1px solid var(--_line); border-radius: calc(var(--_radius) * 0.6); margin: 0 0 0.5em; padding: 0.3em 0.6em 0.5em; }
 .confirm fieldset.edit legend { padding: 0 0.3em; color: var(--_muted); font-size: 0.9em; }
 .confirm fieldset.edit div { display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.6em; margin-top: 0.3em; }

@@ -2,12 +2,16 @@
  * The conversation log: every change to a window's conversation is one of
  * these events. What a window shows and what the model is sent are folds of
  * them (see projections). Events carry no secrets; the only arguments in the
- * log are those of a confirmation request, which the dialog must show.
+ * log are those of a confirmation: the ones asked, which the dialog must
+ * show, and the ones the user changed them to, which it shows once answered.
  */
 import { Schema } from "effect";
 import { EditableField } from "../commands/fields.ts";
 
-/** The version of the event protocol a window speaks. A newer host may send types an older window ignores. */
+/**
+ * The version of the event protocol a window speaks. It grows by adding: a
+ * newer host may send types, or optional fields, that an older window ignores.
+ */
 export const PROTOCOL_VERSION = 1;
 
 const Int = Schema.Int.pipe(Schema.nonNegative());
@@ -97,8 +101,15 @@ export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
   ...base,
   confirmId: Schema.String,
   answer: Schema.Literal("accepted", "declined", "timedOut"),
-  /** Accepted with arguments the user changed (what ran is told to the model, not logged here). */
+  /** Accepted with arguments the user changed. */
   edited: Schema.optional(Schema.Literal(true)),
+  /**
+   * With `edited`: the whole arguments as the user changed and approved them
+   * (their JSON; only editable members differ from the asked `args`), what
+   * the call path checks again and runs. Absent in logs written before it
+   * was recorded: a reader then knows only that they changed.
+   */
+  args: Schema.optional(Schema.Unknown),
 });
 /** Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id. */
 export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {

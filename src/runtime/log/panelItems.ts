@@ -5,6 +5,7 @@
 import type { Draft } from "immer";
 import type { EditableField } from "../commands/fields.ts";
 import { toolTitle } from "../commands/toolHints.ts";
+import { type ArgumentChange, argumentChanges } from "./argumentChanges.ts";
 import type { LogEvent } from "./events.ts";
 import { type Projection, projectionOf } from "./projection.ts";
 
@@ -55,6 +56,14 @@ export type PanelItem =
       readonly answer?: "accepted" | "declined" | "timedOut" | "cancelled";
       /** Accepted with arguments the user changed. */
       readonly edited?: boolean;
+      /**
+       * With `edited`: the whole arguments as the user changed and approved
+       * them, what the call path ran (its tool step says how that ended);
+       * `args` stay what was asked. Absent when the log did not record them.
+       */
+      readonly editedArgs?: unknown;
+      /** With `editedArgs`: each argument that differs from the one asked, the editable ones first. */
+      readonly changes?: ReadonlyArray<ArgumentChange>;
       /** When it was asked and answered (ms since the epoch, the host's clock). */
       readonly askedAt?: number;
       readonly answeredAt?: number;
@@ -307,6 +316,17 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           confirm.answer = event.answer;
           confirm.answeredAt = event.at;
           if (event.edited === true) confirm.edited = true;
+          if (event.edited === true && event.args !== undefined) {
+            // What the dialog shows once answered: what was approved, each change beside what was asked.
+            confirm.editedArgs = event.args;
+            confirm.changes = [
+              ...argumentChanges(
+                confirm.args,
+                event.args,
+                confirm.editable.map((field) => field.name),
+              ),
+            ];
+          }
         }
         return;
       }
