@@ -161,4 +161,4 @@ export type {
 } from "./runtime/prompt/windowNote.ts";
 export { NOTE_BOUNDS, windowNote } from "./runtime/prompt/windowNote.ts";
 
-export { VERSION } from "./version.ts";
+export { VERSION } from "./runtime/version.ts";

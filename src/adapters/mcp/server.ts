@@ -5,7 +5,7 @@ import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
 import type { App } from "../../runtime/commands/app.ts";
 import { toolOf } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
-import { VERSION } from "../../version.ts";
+import { VERSION } from "../../runtime/version.ts";
 import { elicitationConfirmer } from "./elicitationConfirmer.ts";
 import { callResultOf } from "./results.ts";
 import { serverSdk, typesSdk } from "./sdk.ts";
