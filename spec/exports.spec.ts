@@ -261,6 +261,7 @@ describe("public exports", () => {
       [
         "PostgresConfigError",
         "PostgresUnavailable",
+        "PostgresWriterRequired",
         "postgresStore",
       ]
     `);

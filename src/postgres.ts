@@ -14,5 +14,6 @@ export type {
 export {
   PostgresConfigError,
   PostgresUnavailable,
+  PostgresWriterRequired,
   postgresStore,
 } from "./adapters/store/postgresStore.ts";

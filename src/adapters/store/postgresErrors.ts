@@ -49,6 +49,36 @@ export class PostgresUnavailable extends Data.TaggedError("PostgresUnavailable")
   }
 }
 
+/**
+ * An append without a writer to a stream of a store written under leases
+ * (decision (aj)): the store's own leases are in use (a host joined or took a
+ * lease through it), or another host holds the stream's lease now. Such an
+ * append would skip the fencing check; take the stream's lease
+ * (`store.leases.acquire`) and pass its writer. A store whose leases are never
+ * used (one host, a script) appends without one as before.
+ *
+ * @example
+ * ```ts
+ * await store.leases.acquire("conversation/w1", "host-a");
+ * await store.append("conversation/w1", events, seq);
+ * // rejects with PostgresWriterRequired: postgresStore: an append to
+ * // "conversation/w1" names no writer, and this store's streams are written under leases …
+ * ```
+ */
+export class PostgresWriterRequired extends Data.TaggedError("PostgresWriterRequired")<{
+  readonly stream: string;
+  /** The host that holds the stream's lease now, when that is why. */
+  readonly holder: string | null;
+}> {
+  override get message(): string {
+    const why =
+      this.holder === null
+        ? "this store's streams are written under leases"
+        : `${JSON.stringify(this.holder)} holds its lease`;
+    return `postgresStore: an append to ${JSON.stringify(this.stream)} names no writer, and ${why}: take the stream's lease and append as its writer (decision (aj))`;
+  }
+}
+
 export interface ServerConfig {
   readonly connectionString?: unknown;
   readonly host?: unknown;
@@ -118,11 +148,40 @@ export const fromServer = (error: unknown): boolean =>
 
 /**
  * Whether a query's error means the connection, not the query, failed: no
- * answer from the server at all (a socket error, a connection ended), or its
- * connection exception (class 08) and shutdown (57P) codes.
+ * answer from the server at all (a socket error, a connection ended), its
+ * connection exception (class 08) and shutdown (57P) codes, or any error
+ * that ended the session (`FATAL`: a backend terminated, an idle
+ * transaction timed out, `25P03`).
  */
 export const connectionFailed = (error: unknown): boolean => {
   if (!fromServer(error)) return true;
   const code = codeOf(error) ?? "";
-  return code.startsWith("08") || code.startsWith("57P");
+  const severity = (error as { severity?: unknown }).severity;
+  return (
+    code.startsWith("08") || code.startsWith("57P") || severity === "FATAL" || severity === "PANIC"
+  );
+};
+
+/**
+ * What a bound of the store's cut short, in words, or `undefined` for any
+ * other error: a lock not granted within `lock_timeout` (`55P03`), a
+ * statement past `statement_timeout` or cancelled (`57014`). The connection is fine; the
+ * caller may try again.
+ */
+export const timedOut = (
+  error: unknown,
+  bounds: { readonly lockTimeoutMs: number; readonly statementTimeoutMs: number },
+): string | undefined => {
+  if (!fromServer(error)) return undefined;
+  const said = reasonOf(error);
+  switch (codeOf(error)) {
+    case "55P03":
+      return `a lock was not granted within lockTimeoutMs (${bounds.lockTimeoutMs} ms): another connection holds it, a transaction stalled or not the store's (${said})`;
+    case "57014":
+      return said.includes("statement timeout")
+        ? `a statement ran past statementTimeoutMs (${bounds.statementTimeoutMs} ms) (${said})`
+        : `a statement was cancelled (${said})`;
+    default:
+      return undefined;
+  }
 };

@@ -29,6 +29,38 @@ export interface PostgresStoreOptions {
   readonly leaseMs?: number;
   /** How often a host on the store beats its heart, in ms (default 1 000, under `leaseMs`). */
   readonly heartbeatMs?: number;
+  /**
+   * How long a transaction of the store may sit idle between its statements
+   * before the server ends its connection (PostgreSQL's
+   * `idle_in_transaction_session_timeout`, set in each of its transactions),
+   * in ms (default `leaseMs`; 0 leaves the server's setting). A host paused
+   * or cut off inside an append holds its window's lock only this long.
+   */
+  readonly idleInTransactionMs?: number;
+  /**
+   * How long a statement of the store's transactions waits for a lock before
+   * it fails with `PostgresUnavailable` (code `55P03`), in ms (PostgreSQL's
+   * `lock_timeout`; default twice `leaseMs`; 0 leaves the server's
+   * setting). Longer than `idleInTransactionMs`, so that a wait behind a
+   * stalled host of the store ends when the server ends that host's
+   * transaction; what it bounds is a holder that is not the store's.
+   */
+  readonly lockTimeoutMs?: number;
+  /**
+   * How long one statement of the store's transactions may run, lock waits
+   * included, before it fails with `PostgresUnavailable` (code `57014`), in
+   * ms (PostgreSQL's `statement_timeout`; default three times `leaseMs`; 0
+   * leaves the server's setting). Reads, which take no lock an append waits
+   * for and may be long, are not bounded.
+   */
+  readonly statementTimeoutMs?: number;
+  /**
+   * TCP keepalive of the connections of a pool the store makes (from a
+   * connection string): the first probe after this many ms of silence
+   * (default `leaseMs`; 0 turns keepalive off). A pool you give keeps its own
+   * `keepAlive`.
+   */
+  readonly keepAliveMs?: number;
 }
 
 /** A durable {@link EventStore} in PostgreSQL, shared by every process that opens it. */
@@ -64,6 +96,8 @@ export interface PostgresStore extends EventStore {
 /** The options as the store uses them. */
 /** How long connecting may take unless `connectTimeoutMs` is given: 10 s. */
 export const CONNECT_TIMEOUT_MS = 10_000;
+/** The largest bound PostgreSQL takes for its timeouts (an int of ms). */
+export const MAX_BOUND_MS = 2_147_483_647;
 
 export interface PostgresSettings {
   readonly schema: string;
@@ -71,6 +105,11 @@ export interface PostgresSettings {
   readonly connectTimeoutMs: number;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
+  /** The bounds of every wait (0: the server's setting), each derived from `leaseMs` unless given. */
+  readonly idleInTransactionMs: number;
+  readonly lockTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+  readonly keepAliveMs: number;
   /** Whether the store makes (and ends) its pool: it was given a connection string. */
   readonly owned: boolean;
 }
@@ -101,6 +140,27 @@ export const settingsOf = (
     throw new PostgresConfigError({
       reason: `heartbeatMs must be a whole number of ms, at least 10 and under leaseMs (${leaseMs}), not ${String(heartbeatMs)}`,
     });
+  /** A bound in ms: a whole number, 0 (the server's setting) or more. */
+  const bound = (name: string, value: number | undefined, fallback: number): number => {
+    const ms = value ?? fallback;
+    if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_BOUND_MS)
+      throw new PostgresConfigError({
+        reason: `${name} must be a whole number of ms from 0 (the server's setting) to ${MAX_BOUND_MS}, not ${String(ms)}`,
+      });
+    return ms;
+  };
+  const idleInTransactionMs = bound("idleInTransactionMs", options.idleInTransactionMs, leaseMs);
+  const lockTimeoutMs = bound(
+    "lockTimeoutMs",
+    options.lockTimeoutMs,
+    Math.min(2 * leaseMs, MAX_BOUND_MS),
+  );
+  const statementTimeoutMs = bound(
+    "statementTimeoutMs",
+    options.statementTimeoutMs,
+    Math.min(3 * leaseMs, MAX_BOUND_MS),
+  );
+  const keepAliveMs = bound("keepAliveMs", options.keepAliveMs, Math.min(leaseMs, MAX_BOUND_MS));
   const owned = typeof pool === "string";
   if (owned && pool.trim() === "")
     throw new PostgresConfigError({ reason: "the connection string is empty" });
@@ -115,5 +175,16 @@ export const settingsOf = (
       reason: "give a pg Pool or a connection string (postgres://user@host:5432/database)",
     });
 
-  return { schema, table, connectTimeoutMs, leaseMs, heartbeatMs, owned };
+  return {
+    schema,
+    table,
+    connectTimeoutMs,
+    leaseMs,
+    heartbeatMs,
+    idleInTransactionMs,
+    lockTimeoutMs,
+    statementTimeoutMs,
+    keepAliveMs,
+    owned,
+  };
 };

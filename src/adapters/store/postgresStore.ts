@@ -6,7 +6,7 @@
  */
 import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
-import { LeaseLost, type Writer } from "../../runtime/log/writerLeases.ts";
+import { LeaseLost, type Writer, type WriterLeases } from "../../runtime/log/writerLeases.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
 import { pg } from "./pg.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
@@ -16,9 +16,11 @@ import {
   fromServer,
   PostgresConfigError,
   PostgresUnavailable,
+  PostgresWriterRequired,
   reasonOf,
   type ServerConfig,
   serverOf,
+  timedOut,
 } from "./postgresErrors.ts";
 import { holdsSql, postgresLeases } from "./postgresLeases.ts";
 import { type PostgresStore, type PostgresStoreOptions, settingsOf } from "./postgresOptions.ts";
@@ -26,7 +28,11 @@ import type { PostgresPool } from "./postgresPool.ts";
 import { migrate, storeNames } from "./postgresSchema.ts";
 import { storable, unstorable } from "./postgresText.ts";
 
-export { PostgresConfigError, PostgresUnavailable } from "./postgresErrors.ts";
+export {
+  PostgresConfigError,
+  PostgresUnavailable,
+  PostgresWriterRequired,
+} from "./postgresErrors.ts";
 export type { PostgresStore, PostgresStoreOptions } from "./postgresOptions.ts";
 export type { PostgresPool, PostgresPoolClient } from "./postgresPool.ts";
 
@@ -84,16 +90,19 @@ export const postgresStore = (
   pool: PostgresPool | string,
   options: PostgresStoreOptions = {},
 ): PostgresStore => {
-  const { schema, table, connectTimeoutMs, leaseMs, heartbeatMs, owned } = settingsOf(
-    pool,
-    options,
-  );
+  const settings = settingsOf(pool, options);
+  const { schema, table, connectTimeoutMs, leaseMs, heartbeatMs, owned } = settings;
   let connections: PostgresPool;
   if (typeof pool === "string") {
     const made = new pg.Pool({
       connectionString: pool,
       connectionTimeoutMillis: connectTimeoutMs,
       fallback_application_name: "elyra-assistant",
+      // A connection whose server went silent (a failover without a reset, a cut cable) is
+      // probed after this long rather than waited on for ever.
+      ...(settings.keepAliveMs > 0
+        ? { keepAlive: true, keepAliveInitialDelayMillis: settings.keepAliveMs }
+        : { keepAlive: false }),
     });
     // A connection that breaks while idle is dropped by the pool and reported here; the next
     // query reports it to its caller. Without a listener the process would crash.
@@ -102,6 +111,23 @@ export const postgresStore = (
   } else {
     connections = pool;
   }
+  // Every connection the pool lends gets an 'error' listener of its own as it is lent, in the
+  // same tick: a backend killed (pg_terminate_backend, a failover, a pooler's restart) between
+  // the pool's lending and the borrower's listening, or after its connection was ended, would
+  // otherwise be an uncaught 'error' and crash the process. The next query says what broke.
+  const guarded = new WeakSet<object>();
+  const guard = (client: unknown) => {
+    const heard = client as { on?: (event: "error", listener: () => void) => unknown } | null;
+    if (heard === null || typeof heard !== "object" || guarded.has(heard)) return;
+    if (typeof heard.on !== "function") return;
+    guarded.add(heard);
+    heard.on("error", () => {});
+  };
+  const lending = connections as {
+    on?: (event: "acquire", listener: (client: unknown) => void) => unknown;
+    off?: (event: "acquire", listener: (client: unknown) => void) => unknown;
+  };
+  if (typeof lending.on === "function") lending.on("acquire", guard);
   const { server, secret } = serverOf(
     typeof pool === "string"
       ? { connectionString: pool }
@@ -132,11 +158,40 @@ export const postgresStore = (
     SELECT $1, (e->>'seq')::bigint, (e->>'at')::float8, e->>'_tag', e
     FROM jsonb_array_elements($2::jsonb) AS e)
     SELECT pg_notify('${channel}', $3)`;
+  /** The last seq, and who holds the stream's lease now if its holder is alive: for an append with no writer. */
+  const LAST_SEQ_FREE = `SELECT coalesce(max(seq), 0)::text AS seq,
+    (SELECT l.holder FROM ${names.leases} l JOIN ${names.hosts} h ON h.holder = l.holder
+     WHERE l.stream = $1 AND h.expires_at > clock_timestamp()) AS holder
+    FROM ${name} WHERE stream = $1`;
   const SELECT = `SELECT data::text AS data FROM ${name}
     WHERE stream = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`;
   const DELETE = `DELETE FROM ${name} WHERE stream = $1`;
 
   let closed = false;
+  /** Whether this store's leases are in use (joined or taken): then every append names its writer. */
+  let leased = false;
+
+  /**
+   * Every transaction's first round trip: BEGIN and the bounds of its waits,
+   * transaction-local (`SET LOCAL`), so that they hold on a pool the store was
+   * given and behind a transaction-pooling PgBouncer, and cost no round trip.
+   * A host that stalls inside a transaction holds its locks at most
+   * `idleInTransactionMs`: the server then ends its connection.
+   */
+  const beginWith = (bounds: { readonly locks: boolean }) =>
+    [
+      "BEGIN ISOLATION LEVEL READ COMMITTED",
+      `SET LOCAL idle_in_transaction_session_timeout = ${settings.idleInTransactionMs}`,
+      ...(bounds.locks
+        ? [
+            `SET LOCAL lock_timeout = ${settings.lockTimeoutMs}`,
+            `SET LOCAL statement_timeout = ${settings.statementTimeoutMs}`,
+          ]
+        : []),
+    ].join("; ");
+  const BEGIN = beginWith({ locks: true });
+  /** The migration's: DDL of stores starting together waits its turn, however long it takes. */
+  const BEGIN_MIGRATION = beginWith({ locks: false });
 
   /** A query; a connection that failed becomes {@link PostgresUnavailable}, a query's own error is kept. */
   type Query = (text: string, values?: unknown[]) => Promise<ReadonlyArray<unknown>>;
@@ -159,10 +214,15 @@ export const postgresStore = (
       broken = true;
     };
     heard.on?.("error", onError);
+    guard(connection);
     const query: Query = async (text, values) => {
       try {
-        return (await connection.query(text, values)).rows;
+        // A batch of statements (BEGIN's) gives an array of results, and no rows.
+        return (await connection.query(text, values)).rows ?? [];
       } catch (error) {
+        const bound = timedOut(error, settings);
+        // A wait the store bounds: the connection is fine, and the caller may try again.
+        if (bound !== undefined) throw unavailable(bound, codeOf(error));
         if (!connectionFailed(error)) throw error;
         broken = true;
         throw unavailableFrom(error);
@@ -177,9 +237,9 @@ export const postgresStore = (
   };
 
   /** `body` in a READ COMMITTED transaction (each statement sees what committed before it). */
-  const transaction = <A>(body: (query: Query) => Promise<A>): Promise<A> =>
+  const transaction = <A>(body: (query: Query) => Promise<A>, begin = BEGIN): Promise<A> =>
     withConnection(async (query) => {
-      await query("BEGIN ISOLATION LEVEL READ COMMITTED");
+      await query(begin);
       let result: A;
       try {
         result = await body(query);
@@ -192,7 +252,7 @@ export const postgresStore = (
       return result;
     });
 
-  const migrateOnce = () => transaction((query) => migrate(query, names));
+  const migrateOnce = () => transaction((query) => migrate(query, names), BEGIN_MIGRATION);
 
   let migrated: Promise<void> | undefined;
   /** Migrates once; a failed try is forgotten, so that the next call tries again. */
@@ -224,7 +284,7 @@ export const postgresStore = (
       await query(LOCK_STREAM, [lockSpace, stream]);
       return body(query);
     });
-  const leases = postgresLeases({
+  const lent = postgresLeases({
     ...names,
     channel,
     leaseMs,
@@ -243,6 +303,17 @@ export const postgresStore = (
     },
     notices: (listener) => feed.subscribe(listener),
   });
+  const leases: WriterLeases = {
+    ...lent,
+    join: (holder, onMessage) => {
+      leased = true;
+      return lent.join(holder, onMessage);
+    },
+    acquire: (stream, holder) => {
+      leased = true;
+      return lent.acquire(stream, holder);
+    },
+  };
 
   /**
    * In one statement, the stream's seq and whether `writer` holds its lease:
@@ -257,10 +328,15 @@ export const postgresStore = (
   ): Promise<void> => {
     const found =
       writer === undefined
-        ? await query(LAST_SEQ, [stream])
+        ? await query(LAST_SEQ_FREE, [stream])
         : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]);
     if (writer !== undefined && (found[0] as { held: boolean }).held !== true)
       throw new LeaseLost({ stream, holder: writer.holder });
+    // No writer, while a live host holds the stream's lease (in any process): it would write
+    // past that host's fencing.
+    const holder = (found[0] as { holder?: string | null }).holder ?? null;
+    if (writer === undefined && holder !== null)
+      throw new PostgresWriterRequired({ stream, holder });
     const actualSeq = seqOf(found);
     if (actualSeq !== expectedSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
   };
@@ -273,6 +349,9 @@ export const postgresStore = (
     ready,
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
+      // A store whose leases are in use writes every stream as its lease's writer (decision (aj)).
+      if (writer === undefined && leased)
+        throw new PostgresWriterRequired({ stream, holder: null });
       if (!Number.isSafeInteger(expectedSeq) || expectedSeq < 0)
         throw await conflict(stream, expectedSeq);
       // Encoded (and decoded back: a NaN is refused) before any connection is taken; what jsonb
@@ -337,6 +416,7 @@ export const postgresStore = (
       if (closed) return;
       closed = true;
       feed.close();
+      lending.off?.("acquire", guard);
       // pg's end waits for the connections in use to be given back.
       if (owned) await connections.end();
     },
