@@ -92,6 +92,13 @@ try {
   await page.screenshot({ path: join(out, "panel-edit.png") });
   await edit.locator("button.accept").click();
   await page.locator("elyra-assistant-panel .item.confirm .answer").last().waitFor();
+  await turnEnded(page);
+  // The answered question, after approval: what ran, and what the user changed.
+  await page
+    .locator("elyra-assistant-panel .item.confirm")
+    .last()
+    .evaluate((item) => item.scrollIntoView({ block: "center" }));
+  await page.screenshot({ path: join(out, "panel-edited.png") });
 
   const phone = await browser.newPage({
     viewport: { width: 375, height: 700 },
@@ -110,7 +117,7 @@ try {
   await turnEnded(phone);
   await phone.screenshot({ path: join(out, "panel-phone.png") });
   console.log(
-    `wrote panel-empty.png, panel-streaming.png, panel-confirm.png, panel-edit.png, phone-list.png and panel-phone.png in ${out}`,
+    `wrote panel-empty.png, panel-streaming.png, panel-confirm.png, panel-edit.png, panel-edited.png, phone-list.png and panel-phone.png in ${out}`,
   );
 } finally {
   await browser.close();
