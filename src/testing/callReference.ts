@@ -116,10 +116,18 @@ const allowedExpected = (
   // Only a `takes` table can allow what the app has no command for: the call path then refuses it.
   if (command === undefined) return { _tag: "Runs", input, why: allows, asked: confirm };
   const grant = origin.kind === "assistant" ? app.assistant : app.mcp;
-  /** Steps 4 and 5: the rate limit (taking a place), then the arguments. */
-  const admit = (args: unknown, asked: boolean, edited?: unknown): Expected | undefined => {
+  /**
+   * Steps 4 and 5: the rate limit (taking a place, once a call: an approved
+   * edit is the same call), then the arguments.
+   */
+  const admit = (
+    args: unknown,
+    asked: boolean,
+    edited?: unknown,
+    take = true,
+  ): Expected | undefined => {
     const limit = command.rateLimit ?? grant?.rateLimit;
-    if (limit !== undefined) {
+    if (limit !== undefined && take) {
       const key = `${step.origin}\u0000${step.scope}\u0000${tool}`;
       const taken = state.limiter.take(key, limit.calls, limit.perSeconds * 1000, state.now);
       if (taken !== "ok")
@@ -155,7 +163,7 @@ const allowedExpected = (
       `the user's edit changed ${answer.edit}, which is not editable`,
       true,
     );
-  const again = admit(edited, true, edited);
+  const again = admit(edited, true, edited, false);
   if (again !== undefined) return again;
   return {
     _tag: "Runs",
