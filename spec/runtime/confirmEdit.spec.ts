@@ -290,6 +290,25 @@ describe("edit before approve", () => {
     expect(ran).toHaveLength(1);
   });
 
+  it("an edit read through a getter runs exactly the copy that was checked (issue 29, item 9)", async () => {
+    const { path, ctx, ran } = setup();
+    // A hand-written Confirmer's edit whose amount reads 90, except once: 5 000.
+    let reads = 0;
+    const tricky = { id: 7 } as { id: number; amount: number };
+    Object.defineProperty(tricky, "amount", {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return reads === 3 ? 5_000 : 90;
+      },
+    });
+    const confirmer = editingConfirmer(() => tricky);
+    const outcome = await path.call(refundCall, ctx({ confirmer }));
+    expect(ran).not.toContainEqual({ id: 7, amount: 5_000 });
+    expect(outcome._tag).toBe("Succeeded");
+    expect(ran).toEqual([{ id: 7, amount: 90 }]);
+  });
+
   it("arguments edited to what was asked are an ordinary acceptance", async () => {
     const { path, ctx, ran } = setup();
     const confirmer = editingConfirmer((r) => ({ amount: 120, id: 7, ...(r.args as object) }));

@@ -220,15 +220,26 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
       if (reply.answer !== "accepted") {
         return { _tag: "NotConfirmed", callId, tool, answer: reply.answer };
       }
-      // Arguments edited to what was asked are a plain acceptance; ones JSON can't hold, none.
+      // The edit is read once, as a JSON copy: what is checked is what runs, whatever getters
+      // a Confirmer's object has. Arguments edited to what was asked are a plain acceptance;
+      // ones JSON can't hold, none.
+      const copy = reply.edited === undefined ? undefined : jsonCopyOf(reply.edited);
       const approved =
-        reply.edited === undefined ? digest : await digestOf(reply.edited).catch(() => undefined);
+        reply.edited === undefined
+          ? digest
+          : copy === undefined
+            ? undefined
+            : await digestOf(copy.value).catch(() => undefined);
       if (approved !== digest) {
         // Edited: a new call of the same tool, checked again from the user's ability on; only
         // editable arguments may differ, and what runs is exactly what was approved.
-        if (approved === undefined || !editWithin(call.input, reply.edited, confirmation.editable))
+        if (
+          approved === undefined ||
+          copy === undefined ||
+          !editWithin(call.input, copy.value, confirmation.editable)
+        )
           return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-        input = reply.edited;
+        input = copy.value;
         edited = input;
         // The same call: the rate limit it took when it was asked is not taken again.
         const again = await admit(command, grant, input, ctx, callId, tool, false);
@@ -384,6 +395,16 @@ const RESULT_NOT_SCHEMA = "the command's result did not match its schema";
 
 const MAX_ERROR_LINES = 20;
 const MAX_AUDIT_NAME = 128;
+
+/** A JSON copy of `value`, read once; undefined when JSON can't hold it (a BigInt, a cycle, a throwing getter). */
+const jsonCopyOf = (value: unknown): { readonly value: unknown } | undefined => {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+};
 
 /** What a thrown value says, read with care: a getter may throw, or give no string. */
 const thrownText = (error: unknown): string => {
