@@ -311,15 +311,18 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
         await kill(name);
       }
       const { stored } = await loop.stop();
-      const resyncs = seen.filter((change) => change._tag === "Resync").length;
-      await until(() => seen.filter((change) => change._tag === "Resync").length > resyncs);
+      // The feed listens again after the storm: an append then is told. The storm's last kill
+      // may or may not have cut the feed's newest connection, so no further Resync is awaited;
+      // an append the store refused while its pool reconnects is simply made again.
+      await until(async () => {
+        const at = await store.lastSeq("w9").catch(() => -1);
+        if (at >= 0) await store.append("w9", deltas(1), at).catch(() => undefined);
+        await sleep(100);
+        return seen.some((change) => change._tag === "Appended" && change.stream === "w9");
+      });
       await sleep(200);
       expect(uncaught).toEqual([]);
       expect(stored).toBeGreaterThan(0);
-      const before = seen.length;
-      await store.append("w9", deltas(1), 0);
-      await until(() => seen.length > before);
-      expect(seen.at(-1)).toEqual({ _tag: "Appended", stream: "w9", seq: 1 });
       console.info(`Resync ${resynced.toFixed(0)} ms after the LISTEN backend was killed`);
     });
   });
