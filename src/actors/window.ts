@@ -18,8 +18,6 @@ import {
 import type { User } from "../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged } from "../runtime/log/selection.ts";
-import { LeaseLost } from "../runtime/log/writerLeases.ts";
-import { INTERRUPTED } from "../runtime/prompt/limits.ts";
 import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
@@ -31,12 +29,12 @@ import { conversationFrom, framedPrompt } from "./turnFraming.ts";
 import { TurnWaiters } from "./turnWaiters.ts";
 import { windowConfirmations } from "./windowConfirmations.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./windowDeps.ts";
+import { windowLease } from "./windowLease.ts";
 import { streamOf, type WindowLog, windowLog } from "./windowLog.ts";
 import { writerOps } from "./windowOps.ts";
 import type { LocalOps } from "./windowRemote.ts";
 import { windowStream } from "./windowStream.ts";
 import { windowView } from "./windowView.ts";
-import { windowWriter } from "./windowWriter.ts";
 
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
@@ -97,12 +95,6 @@ export const openWindow = (
     },
     deps.routing === undefined ? undefined : () => writer.current(),
   );
-  /** A turn the log shows running while none runs here was cut off: its writer records it so. */
-  const interrupt = async () => {
-    const { running, turn } = log.status();
-    if (running && (actor === undefined || actor.getSnapshot().matches("idle")))
-      await record({ _tag: "Failed", turn, error: INTERRUPTED });
-  };
   /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
   let openTools = 0;
   /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
@@ -111,34 +103,22 @@ export const openWindow = (
     (confirmations.made()?.pending().length ?? 0) === 0 &&
     openTools === 0;
   /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
-  const writer = windowWriter({
+  const { writer, interrupt, lostLease } = windowLease({
     routing: deps.routing,
-    stream: log.stream,
-    logIdle: () => log.idle(),
+    log,
+    clientId,
+    owner,
     idle,
-    onTaken: async () => {
-      // Taken anew: what other hosts wrote is read first, and a turn no live host runs ends.
-      if ((await log.catchUp(undefined, owner)) === "foreign")
-        throw new WindowOwnerMismatch({ clientId });
-      if (log.lastSeq() > 0) ownerRecorded = true;
-      await interrupt();
-      actor?.send({ type: "CAUGHT_UP", turn: log.status().turn, tokensUsed: log.usage().total });
+    actor: () => actor,
+    started: () => starting,
+    record: (event) => record(event),
+    ownerSeen: () => {
+      ownerRecorded = true;
     },
-    onLost: () => lostLease(),
+    faulted: (error) => {
+      lastFault = error;
+    },
   });
-  /**
-   * Another host writes the window now, though this one thought it did: what
-   * runs here (a turn, a question waiting) ends unwritten, as after a refused
-   * append, and the conversation is rebuilt from the log. Resolves once it is.
-   */
-  const lostLease = async () => {
-    writer.lost();
-    const running = actor;
-    if (running === undefined || running.getSnapshot().matches("idle")) return;
-    lastFault = new LeaseLost({ stream: log.stream, holder: deps.routing?.hostId ?? "" });
-    running.send({ type: "FAULT", error: lastFault });
-    await starting;
-  };
   /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
   let generation = 0;
   /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */

@@ -5,15 +5,13 @@ import { type App, type Grant, userHas } from "../commands/app.ts";
 import { grantOf } from "../commands/catalog.ts";
 import type { Command } from "../commands/command.ts";
 import { editWithin } from "../commands/confirmation.ts";
-import { type Issue, issueLines, issuesOf } from "../commands/issues.ts";
-import { fillLink } from "../commands/link.ts";
+import { type Issue, issuesOf } from "../commands/issues.ts";
 import type { Caller, Origin, User } from "../commands/origin.ts";
 import { toolTitle } from "../commands/toolHints.ts";
-import { jsonTextOf } from "../json.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
-import { digestOf } from "./canonicalJson.ts";
+import { digestOf, jsonCopyOf } from "./canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
   type ConfirmAnswer,
@@ -21,8 +19,9 @@ import {
   type ConfirmRequest,
 } from "./confirmer.ts";
 import { labelOf } from "./confirmLabel.ts";
-import { type AuditOutcome, auditOutcome, type CallOutcome, notJsonLine } from "./outcome.ts";
+import { type AuditOutcome, auditOutcome, type CallOutcome } from "./outcome.ts";
 import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
+import { errorLines, outcomeOfResult } from "./runOutcome.ts";
 
 /** A tool call as the model (or an MCP client) made it. */
 export interface ToolCall {
@@ -370,57 +369,4 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
   return { call, activity$: activity.asObservable(), audit$: audit.asObservable() };
 };
 
-/** A run's outcome from what it returned: the result encoded, if its schema and JSON can hold it. */
-const outcomeOfResult = (
-  command: Command,
-  input: unknown,
-  value: unknown,
-  callId: string,
-  tool: string,
-): CallOutcome => {
-  const encoded = command.encodeResult(value);
-  if (Either.isLeft(encoded)) {
-    const lines = issueLines(issuesOf(encoded.left));
-    return { _tag: "Failed", callId, tool, lines: [RESULT_NOT_SCHEMA, ...lines] };
-  }
-  // Found now, as this call's failure: telling it later would throw after the command ran.
-  const json = jsonTextOf(encoded.right);
-  if (json._tag === "NotJson")
-    return { _tag: "Failed", callId, tool, lines: [notJsonLine(json.problem)] };
-  const link = command.linkTemplate && fillLink(command.linkTemplate, input, encoded.right);
-  return { _tag: "Succeeded", callId, tool, result: encoded.right, ...(link ? { link } : {}) };
-};
-
-const RESULT_NOT_SCHEMA = "the command's result did not match its schema";
-
-const MAX_ERROR_LINES = 20;
 const MAX_AUDIT_NAME = 128;
-
-/** A JSON copy of `value`, read once; undefined when JSON can't hold it (a BigInt, a cycle, a throwing getter). */
-const jsonCopyOf = (value: unknown): { readonly value: unknown } | undefined => {
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : { value: JSON.parse(text) as unknown };
-  } catch {
-    return undefined;
-  }
-};
-
-/** What a thrown value says, read with care: a getter may throw, or give no string. */
-const thrownText = (error: unknown): string => {
-  try {
-    const text = error instanceof Error ? error.message || error.name : error;
-    return typeof text === "string" ? text : "the command failed";
-  } catch {
-    return "the command failed";
-  }
-};
-
-const errorLines = (error: unknown): ReadonlyArray<string> => {
-  const text = thrownText(error);
-  const lines = text
-    .split("\n")
-    .map((line) => clip(line, 300))
-    .filter((line) => line.trim() !== "");
-  return lines.length === 0 ? ["the command failed"] : lines.slice(0, MAX_ERROR_LINES);
-};

@@ -32,3 +32,13 @@ export const digestOf = async (value: unknown): Promise<string> => {
   for (const byte of hash) hex += byte.toString(16).padStart(2, "0");
   return hex;
 };
+
+/** A JSON copy of `value`, read once; undefined when JSON can't hold it (a BigInt, a cycle, a throwing getter). */
+export const jsonCopyOf = (value: unknown): { readonly value: unknown } | undefined => {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+};
