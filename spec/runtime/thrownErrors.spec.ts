@@ -6,6 +6,7 @@
 import { Schema } from "effect";
 import { createApp, createCallPath, defineCommand } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
+import { jsonTextOf } from "../../src/runtime/json.ts";
 
 const throwing = (value: () => unknown) =>
   createCallPath(
@@ -66,5 +67,22 @@ describe("a command that throws something hostile", () => {
       _tag: "Failed",
       lines: ["a plain string"],
     });
+  });
+});
+
+describe("a result whose toJSON throws something hostile", () => {
+  it("is told as not JSON, in words, rather than throwing", () => {
+    const hostile = new Error("hidden");
+    Object.defineProperty(hostile, "message", {
+      get: () => {
+        throw new Error("no message for you");
+      },
+    });
+    const result = jsonTextOf({
+      toJSON: () => {
+        throw hostile;
+      },
+    });
+    expect(result).toMatchObject({ _tag: "NotJson" });
   });
 });

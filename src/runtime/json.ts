@@ -6,6 +6,7 @@
  * a value JSON can't hold is a sentence, not a throw after the work was done.
  */
 import { clip } from "./clip.ts";
+import { thrownMessage } from "./thrown.ts";
 
 /**
  * The deepest nesting of arrays and objects the host reads: 64 levels, the
@@ -168,5 +169,12 @@ const problemIn = (value: unknown, name: string, thrown: unknown): string => {
   return `${name}: ${clip(messageOf(thrown), MAX_TEXT)}`;
 };
 
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message || error.name : String(error);
+const messageOf = (error: unknown): string => {
+  const message = thrownMessage(error);
+  if (message !== undefined) return message;
+  try {
+    return String(error);
+  } catch {
+    return "something that cannot be read";
+  }
+};

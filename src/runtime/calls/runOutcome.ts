@@ -8,6 +8,7 @@ import type { Command } from "../commands/command.ts";
 import { issueLines, issuesOf } from "../commands/issues.ts";
 import { fillLink } from "../commands/link.ts";
 import { jsonTextOf } from "../json.ts";
+import { thrownMessage } from "../thrown.ts";
 import { type CallOutcome, notJsonLine } from "./outcome.ts";
 
 /** A run's outcome from what it returned: the result encoded, if its schema and JSON can hold it. */
@@ -35,19 +36,9 @@ const RESULT_NOT_SCHEMA = "the command's result did not match its schema";
 
 const MAX_ERROR_LINES = 20;
 
-/** What a thrown value says, read with care: a getter may throw, or give no string. */
-const thrownText = (error: unknown): string => {
-  try {
-    const text = error instanceof Error ? error.message || error.name : error;
-    return typeof text === "string" ? text : "the command failed";
-  } catch {
-    return "the command failed";
-  }
-};
-
 /** The lines a failed run is told as: what it threw, one line each, clipped and bounded. */
 export const errorLines = (error: unknown): ReadonlyArray<string> => {
-  const text = thrownText(error);
+  const text = thrownMessage(error) ?? "the command failed";
   const lines = text
     .split("\n")
     .map((line) => clip(line, 300))
