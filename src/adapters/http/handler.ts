@@ -3,33 +3,24 @@
  * route checks the host's token, then who the user is, then that the window
  * is theirs, before it reads anything else of the request.
  */
-import type { ServerResponse } from "node:http";
-import { Either, type Schema } from "effect";
+import { Either } from "effect";
 import { type Context, Hono } from "hono";
 import type { Observable } from "rxjs";
 import { FeedBehind } from "../../actors/assistantWindow.ts";
 import type { Host } from "../../actors/host.ts";
-import type { AssistantWindow, PromptInput } from "../../actors/window.ts";
 import { offered } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { Secrets } from "../../runtime/ports/secrets.ts";
-import { decode, readJson } from "../web/body.ts";
 import type { FetchHandler } from "../web/fetchHandler.ts";
 import { ANSWER_ON_NODE, type AnswersOnNode, type NodeAnswer } from "../web/nodeAnswer.ts";
 import { type PullSource, type SseOptions, sseResponse } from "../web/sse.ts";
 import { sseOnNode } from "../web/sseNode.ts";
 import { sameToken } from "../web/token.ts";
 import {
-  API_KEY_PATTERN,
   BASE_PATH,
-  CLIENT_HEADER,
-  ClientId,
   ConfirmBody,
   type ConfirmResponse,
-  KeyBody,
-  LastEventId,
   LiveQuery,
-  MAX_BODY_BYTES,
   type PromptAccepted,
   PromptBody,
   PromptFields,
@@ -44,7 +35,6 @@ import {
 import {
   badRequest,
   forbidden,
-  fromBody,
   internalError,
   methodNotAllowed,
   notConfigured,
@@ -52,6 +42,19 @@ import {
   refusalOf,
   unauthenticated,
 } from "./refusal.ts";
+import {
+  type Bindings,
+  bodyOf,
+  clientIdOf,
+  decoded,
+  type Env,
+  jsonOf,
+  keyOf,
+  lastEventIdOf,
+  promptInput,
+  startTurn,
+  windowOf,
+} from "./requests.ts";
 
 /** Where users' steps go, as `/source` and `/key` ask it: a `modelSource()` is one. */
 export interface SourceOfUsers {
@@ -105,13 +108,6 @@ export interface AssistantHttpOptions {
 
 export type { FetchHandler };
 
-/** What the routes are run with: Node's response, when served on `node:http` (HTTP/1). */
-interface Bindings {
-  readonly nodeResponse?: ServerResponse;
-}
-
-type Env = { Variables: { user: User }; Bindings: Bindings };
-
 /**
  * What a route answers when it wrote its answer to Node's response itself
  * (with `@hono/node-server`'s own mark, so its listener would write nothing
@@ -144,63 +140,6 @@ const answerSse = <T>(
 };
 
 const noContent = () => new Response(null, { status: 204 });
-
-/** The client id the header names. */
-const clientIdOf = (c: Context<Env>): string => {
-  const header = c.req.header(CLIENT_HEADER);
-  if (header === undefined) throw badRequest(`${CLIENT_HEADER}: the header is missing`);
-  return decoded(ClientId, header, CLIENT_HEADER);
-};
-
-/** The window the client header names, opened for the signed-in user. */
-const windowOf = (host: Host, c: Context<Env>): AssistantWindow =>
-  host.window(clientIdOf(c), { user: c.get("user") });
-
-/** The body, read as JSON. */
-const jsonOf = async (request: Request): Promise<unknown> => {
-  const json = await readJson(request, MAX_BODY_BYTES);
-  if (Either.isLeft(json)) throw fromBody(json.left);
-  return json.right;
-};
-
-/** A value decoded by the contract's schema; refused naming `what` it is when it does not. */
-const decoded = <A, I>(schema: Schema.Schema<A, I>, json: unknown, what = "body"): A => {
-  const value = decode(schema, json, what);
-  if (Either.isLeft(value)) throw fromBody(value.left);
-  return value.right;
-};
-
-/** The body, read as JSON and decoded by the contract's schema. */
-const bodyOf = async <A, I>(request: Request, schema: Schema.Schema<A, I>): Promise<A> =>
-  decoded(schema, await jsonOf(request));
-
-/** `POST /key`'s body: any failure says what a key looks like, never what was sent. */
-const keyOf = async (request: Request): Promise<string | null> => {
-  const body = decode(KeyBody, await jsonOf(request));
-  if (Either.isRight(body) && (body.right.key === null || API_KEY_PATTERN.test(body.right.key)))
-    return body.right.key;
-  throw badRequest("key: must be an Anthropic API key (sk-ant-…), or null to forget it");
-};
-
-const promptInput = (body: typeof PromptBody.Type): PromptInput => {
-  if (typeof body === "string") return body;
-  return body.route === undefined ? { text: body.text } : { text: body.text, route: body.route };
-};
-
-/** Starts a turn and resolves with its number as soon as it started, not when it ends. */
-const startTurn = (window: AssistantWindow, input: PromptInput) =>
-  new Promise<number>((resolve, reject) => {
-    // After the start the turn's end is the log's business; a refusal before it rejects here.
-    window.prompt(input, { onStarted: resolve }).then(undefined, reject);
-  });
-
-/** The id to resume after: `Last-Event-ID`, else `?lastEventId=`, else none. */
-const lastEventIdOf = (c: Context<Env>): string | undefined => {
-  const header = c.req.header("last-event-id");
-  const given = header ?? c.req.query("lastEventId");
-  if (given === undefined) return undefined;
-  return decoded(LastEventId, given, header === undefined ? "lastEventId" : "last-event-id");
-};
 
 /** The frame that tells a client to forget what it has: the log it resumed in is not this one. */
 const START_OVER = `event: ${START_OVER_EVENT}\ndata: {}\n\n`;
