@@ -1,4 +1,4 @@
-import { type ConfirmRequest, confirmationBroker } from "elyra-assistant";
+import { type ConfirmRequest, confirmationBroker, digestOf } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
 
 const request = (confirmId: string, scope = "w1"): ConfirmRequest => ({
@@ -154,5 +154,40 @@ describe("confirmationBroker: edit before approve", () => {
       answer: "declined",
     });
     expect((await reply).edited).toBeUndefined();
+  });
+
+  it("a decline racing an invalid edit that echoes the arguments is kept: the question ends declined", async () => {
+    const asked = { ...editable("a"), digest: await digestOf({ id: 1, amount: 120 }) };
+    const broker = confirmationBroker();
+    const reply = broker.ask(asked, new AbortController().signal);
+    const [edit, decline] = await Promise.all([
+      broker.answer({
+        confirmId: "a",
+        accept: true,
+        scope: "w1",
+        args: asked.args,
+        edited: { id: 1, amount: -1 },
+      }),
+      broker.answer({ confirmId: "a", accept: false, scope: "w1" }),
+    ]);
+    expect(edit).toMatchObject({ _tag: "InvalidEdit" });
+    expect(decline).toEqual({ _tag: "Answered", answer: "declined" });
+    expect((await reply).answer).toBe("declined");
+    expect(broker.pending()).toEqual([]);
+  });
+
+  it("of two answers at once, the first settles and the second finds nothing to answer", async () => {
+    const asked = { ...editable("a"), digest: await digestOf({ id: 1, amount: 120 }) };
+    const broker = confirmationBroker();
+    const reply = broker.ask(asked, new AbortController().signal);
+    const answers = await Promise.all([
+      broker.answer({ confirmId: "a", accept: true, scope: "w1", args: asked.args }),
+      broker.answer({ confirmId: "a", accept: false, scope: "w1", args: asked.args }),
+    ]);
+    expect(answers).toEqual([
+      { _tag: "Answered", answer: "accepted" },
+      { _tag: "UnknownConfirmation" },
+    ]);
+    expect((await reply).answer).toBe("accepted");
   });
 });

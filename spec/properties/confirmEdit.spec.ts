@@ -4,6 +4,8 @@
  * out of bounds, arguments the schema refuses, declines, repeats, answers at
  * once) and a user who may lose the ability meanwhile:
  * - at most one run;
+ * - answers are weighed in the order sent, so a decline sent at once with an
+ *   invalid edit is never lost;
  * - what runs decodes with the command's schema, for a user who has the ability;
  * - an edited confirmation never runs the original arguments: it runs exactly
  *   the edited ones, or nothing;
@@ -78,6 +80,8 @@ const answer = fc.record({
   ),
   /** Sent at once with the previous answer rather than after it was answered. */
   together: fc.boolean(),
+  /** Sent with the arguments asked, as the dialog echoes them. */
+  echo: fc.boolean(),
 });
 
 const editOf = (asked: Record<string, unknown>, edit: Record<string, unknown>) => {
@@ -161,6 +165,7 @@ describe("an edited confirmation", () => {
                 accept: a.accept,
                 scope: "w1",
                 ...(edited === undefined ? {} : { edited }),
+                ...(a.echo ? { args: asked } : {}),
               }),
             );
           }
@@ -175,6 +180,14 @@ describe("an edited confirmation", () => {
           const outcome: CallOutcome = await call;
 
           expect(ran.length).toBeLessThanOrEqual(1);
+          // Answers are weighed in the order sent, even at once: the first that isn't an
+          // invalid edit settles the question, and every one after it finds nothing to answer.
+          const first = results.findIndex((r) => r._tag !== "InvalidEdit");
+          if (first >= 0) {
+            expect(["Answered", "Mismatch"]).toContain(results[first]?._tag);
+            for (const later of results.slice(first + 1))
+              expect(later._tag).toBe("UnknownConfirmation");
+          }
           const settled = results.filter((r) => r._tag === "Answered" || r._tag === "Mismatch");
           expect(settled.length).toBeLessThanOrEqual(1);
           if (ran.length === 1) {

@@ -115,10 +115,44 @@ const machineFor = (timeoutMs: number) => {
 export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): ConfirmationBroker => {
   const clock = options.clock ?? systemClock;
   const machine = machineFor(options.timeoutMs ?? CONFIRM_TIMEOUT_MS);
-  type Waiting = { request: ConfirmRequest; actor: Actor<typeof machine>; edited?: unknown };
+  type Waiting = {
+    request: ConfirmRequest;
+    actor: Actor<typeof machine>;
+    edited?: unknown;
+    /** The answer being weighed: the next waits for it. */
+    answering: Promise<void>;
+  };
   const waiting = new Map<string, Waiting>();
   const requests = new Subject<ConfirmRequest>();
   const settled = new Subject<ConfirmationSettled>();
+  /** What an answer does to the question it answers, still waiting when it starts. */
+  const weigh = async (
+    entry: Waiting,
+    { accept, tool, args, edited }: ConfirmationAnswer,
+  ): Promise<AnswerResult> => {
+    const { request } = entry;
+    const toolDiffers = tool !== undefined && tool !== request.tool;
+    const argsDiffer =
+      args !== undefined && (await digestOf(args).catch(() => "")) !== request.digest;
+    // Settled meanwhile (timed out, or the call path gave up): nothing left to answer.
+    if (entry.actor.getSnapshot().status !== "active") return UNKNOWN;
+    const change = accept && edited !== undefined ? editOf(request, edited) : NO_CHANGE;
+    if (toolDiffers || argsDiffer || change === OUT_OF_BOUNDS) {
+      entry.actor.send({ type: "ANSWER", accept: false });
+      return { _tag: "Mismatch" };
+    }
+    if (change !== NO_CHANGE) {
+      const issues = request.checkEdit?.(change) ?? [];
+      // Still asked: the dialog shows what to fix.
+      if (issues.length > 0) return { _tag: "InvalidEdit", issues };
+      entry.edited = change;
+    }
+    entry.actor.send({ type: "ANSWER", accept });
+    if (!accept) return { _tag: "Answered", answer: "declined" };
+    return change === NO_CHANGE
+      ? { _tag: "Answered", answer: "accepted" }
+      : { _tag: "Answered", answer: "accepted", edited: true };
+  };
   return {
     requests$: requests.asObservable(),
     settled$: settled.asObservable(),
@@ -136,7 +170,7 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
           ...(parent === undefined ? {} : { parent }),
           ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
         });
-        const entry: Waiting = { request, actor };
+        const entry: Waiting = { request, actor, answering: Promise.resolve() };
         const forget = () => {
           if (waiting.get(request.confirmId)?.actor === actor) waiting.delete(request.confirmId);
           stopActor(actor);
@@ -167,39 +201,23 @@ export const confirmationBroker = (options: ConfirmationBrokerOptions = {}): Con
         actor.start();
         requests.next(request);
       }),
-    answer: async ({ confirmId, accept, scope, tool, args, edited }) => {
-      const entry = waiting.get(confirmId);
-      if (entry === undefined) return { _tag: "UnknownConfirmation" };
-      if (entry.request.scope !== scope) return { _tag: "OtherWindow" };
-      // Claimed before anything is awaited: a second answer finds nothing.
-      waiting.delete(confirmId);
-      const { request } = entry;
-      const toolDiffers = tool !== undefined && tool !== request.tool;
-      const argsDiffer =
-        args !== undefined && (await digestOf(args).catch(() => "")) !== request.digest;
-      const change = accept && edited !== undefined ? editOf(request, edited) : NO_CHANGE;
-      if (toolDiffers || argsDiffer || change === OUT_OF_BOUNDS) {
-        entry.actor.send({ type: "ANSWER", accept: false });
-        return { _tag: "Mismatch" };
-      }
-      if (change !== NO_CHANGE) {
-        const issues = request.checkEdit?.(change) ?? [];
-        if (issues.length > 0) {
-          // Still asked: the dialog shows what to fix, unless the question ended meanwhile.
-          if (entry.actor.getSnapshot().status === "active") waiting.set(confirmId, entry);
-          return { _tag: "InvalidEdit", issues };
-        }
-        entry.edited = change;
-      }
-      entry.actor.send({ type: "ANSWER", accept });
-      if (!accept) return { _tag: "Answered", answer: "declined" };
-      return change === NO_CHANGE
-        ? { _tag: "Answered", answer: "accepted" }
-        : { _tag: "Answered", answer: "accepted", edited: true };
+    answer: (answer) => {
+      const entry = waiting.get(answer.confirmId);
+      if (entry === undefined) return Promise.resolve({ _tag: "UnknownConfirmation" });
+      if (entry.request.scope !== answer.scope) return Promise.resolve({ _tag: "OtherWindow" });
+      // One answer at a time: the next is weighed only once the one before has settled the
+      // question or left it waiting (an invalid edit), so a decline is never lost to it.
+      const result = entry.answering.then(() =>
+        waiting.get(answer.confirmId) === entry ? weigh(entry, answer) : UNKNOWN,
+      );
+      entry.answering = result.then(noop, noop);
+      return result;
     },
   };
 };
 
+const UNKNOWN: AnswerResult = { _tag: "UnknownConfirmation" };
+const noop = () => {};
 const NO_CHANGE = Symbol("no change");
 const OUT_OF_BOUNDS = Symbol("out of bounds");
 
