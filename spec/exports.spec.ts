@@ -280,6 +280,7 @@ describe("public exports", () => {
   it("elyra-assistant/anthropic", () => {
     expect(Object.keys(anthropic).sort()).toMatchInlineSnapshot(`
       [
+        "NoKeySlot",
         "anthropic",
         "modelSource",
       ]

@@ -17,3 +17,4 @@ export type {
   SourceClientOptions,
 } from "./adapters/model/modelSource.ts";
 export { modelSource } from "./adapters/model/modelSource.ts";
+export { NoKeySlot } from "./runtime/commands/userKey.ts";

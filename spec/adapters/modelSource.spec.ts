@@ -8,6 +8,7 @@ import {
   type BackendSource,
   type ModelSourceOptions,
   modelSource,
+  NoKeySlot,
 } from "elyra-assistant/anthropic";
 import { fails, type StandInMessagesApi, says, standInMessagesApi } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -169,6 +170,24 @@ describe("modelSource: the order", () => {
     expect(await source.which(ada)).toBe("userKey");
     expect(modelSource({}).userKey(ada)).toBe("id:1");
     expect(modelSource({}).userKey({ name: "Ada" })).toBe("name:Ada");
+  });
+
+  it("an id that is a number and one that is a string spelling it are two users, each with their own key", async () => {
+    const source = await sourceOver({ secrets: await secretsWith({}) });
+    expect(source.userKey({ id: 1 })).not.toBe(source.userKey({ id: "1" }));
+    const secrets = await secretsWith({ [source.userKey({ id: 1 })]: ADA_KEY });
+    const keyed = await sourceOver({ secrets, env: { ANTHROPIC_API_KEY: ENV_KEY } });
+    expect(await keyed.which({ id: 1 })).toBe("userKey");
+    expect(await keyed.which({ id: "1" })).toBe("environment");
+  });
+
+  it("a user with neither id nor name has no key of their own: NoKeySlot, and their steps go to the next source", async () => {
+    const secrets = await secretsWith({});
+    const source = await sourceOver({ secrets, env: { ANTHROPIC_API_KEY: ENV_KEY } });
+    const visitor = { session: "session-token-0123456789" };
+    expect(() => source.userKey(visitor)).toThrow(NoKeySlot);
+    expect(() => source.userKey(visitor)).toThrow(/neither an id nor a name/);
+    expect(await source.which(visitor)).toBe("environment");
   });
 });
 

@@ -163,6 +163,41 @@ describe("POST /source", () => {
   });
 });
 
+describe("a user with neither an id nor a name", () => {
+  it("can keep no key: /source says so, /key is 404 notConfigured, and nothing is kept under their session", async () => {
+    const kept = memorySecrets();
+    const slots: string[] = [];
+    const secrets: Secrets = {
+      get: (slot) => {
+        slots.push(slot);
+        return kept.get(slot);
+      },
+      set: (slot, secret) => {
+        slots.push(slot);
+        return kept.set(slot, secret);
+      },
+      delete: (slot) => {
+        slots.push(slot);
+        return kept.delete(slot);
+      },
+    };
+    const t = withKeys({ secrets });
+    expect(await (await t.call("source", { user: "anon", client: "w9" })).json()).toEqual({
+      source: "none",
+      canSaveKey: false,
+    });
+    for (const body of [{ key: ADA_KEY }, { key: null }]) {
+      const response = await t.call("key", { user: "anon", client: "w9", body });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: { type: "notConfigured" } });
+    }
+    // The store was never asked anything for them: no slot named after their session.
+    expect(slots).toEqual([]);
+    await t.call("key", { body: { key: ADA_KEY } });
+    expect(slots).toEqual(["name:Ada"]);
+  });
+});
+
 describe("the checks before", () => {
   it("a wrong token or no user: 403 / 401, and nothing is kept", async () => {
     const t = withKeys();

@@ -10,6 +10,7 @@ import { FeedBehind } from "../../actors/assistantWindow.ts";
 import type { Host } from "../../actors/host.ts";
 import { offered } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
+import { NoKeySlot } from "../../runtime/commands/userKey.ts";
 import type { Secrets } from "../../runtime/ports/secrets.ts";
 import type { FetchHandler } from "../web/fetchHandler.ts";
 import { ANSWER_ON_NODE, type AnswersOnNode, type NodeAnswer } from "../web/nodeAnswer.ts";
@@ -60,9 +61,19 @@ import {
 export interface SourceOfUsers {
   /** Which source the user's next step goes to. */
   readonly which: (user: User) => Promise<SourceName>;
-  /** The user's key in the secrets store, as the source reads it. */
+  /** The user's key in the secrets store, as the source reads it; throws `NoKeySlot` for a user who can have none. */
   readonly userKey: (user: User) => string;
 }
+
+/** Where the user's key is kept, or undefined when they can have none (`NoKeySlot`). */
+const slotOf = (source: SourceOfUsers, user: User): string | undefined => {
+  try {
+    return source.userKey(user);
+  } catch (error) {
+    if (error instanceof NoKeySlot) return undefined;
+    throw error;
+  }
+};
 
 /** What {@link assistantHttp} needs besides the host. */
 export interface AssistantHttpOptions {
@@ -245,8 +256,9 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     if (secrets === undefined) throw notConfigured("secrets store");
     if (source === undefined) throw notConfigured("model source");
     const key = await keyOf(c.req.raw);
-    const userKey = source.userKey(c.get("user"));
-    await (key === null ? secrets.delete(userKey) : secrets.set(userKey, key));
+    const slot = slotOf(source, c.get("user"));
+    if (slot === undefined) throw notConfigured("place to keep a key for this account");
+    await (key === null ? secrets.delete(slot) : secrets.set(slot, key));
     return noContent();
   });
 
@@ -264,7 +276,10 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
           : await notice(user, source);
     const answer: SourceResponse = {
       source,
-      canSaveKey: options.secrets !== undefined && options.source !== undefined,
+      canSaveKey:
+        options.secrets !== undefined &&
+        options.source !== undefined &&
+        slotOf(options.source, user) !== undefined,
       ...(notice === undefined
         ? {}
         : { notice: typeof said === "string" && said !== "" ? said : null }),

@@ -7,7 +7,7 @@
  */
 import type { ClientOptions } from "@anthropic-ai/sdk";
 import type { User } from "../../runtime/commands/origin.ts";
-import { defaultUserKey } from "../../runtime/commands/userKey.ts";
+import { NoKeySlot, secretSlotOf } from "../../runtime/commands/userKey.ts";
 import type { Secrets } from "../../runtime/ports/secrets.ts";
 import { type Model, ModelError } from "../../runtime/prompt/model.ts";
 import type { SourceName } from "../web/wire.ts";
@@ -36,7 +36,11 @@ export interface ModelSourceOptions {
   readonly secrets?: Secrets;
   /** Where `ANTHROPIC_API_KEY` is read: `process.env`, or none when not given. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The user's key in `secrets`: the host's `userKey` (by default `id`, else `name`). */
+  /**
+   * The user's key in `secrets`. By default their `id` (a number and a string
+   * that spells it are told apart), else their `name`; a user with neither
+   * has no key of their own (`NoKeySlot`), never one kept under all they carry.
+   */
   readonly userKey?: (user: User) => string;
   /**
    * Options for each SDK client (`fetch`, `maxRetries`, `timeout`, and
@@ -56,7 +60,7 @@ export interface ModelSource extends Model {
   readonly forUser: (user: User) => Model;
   /** Which source the user's next step would go to. */
   readonly which: (user: User) => Promise<ModelSourceName>;
-  /** The user's key in the secrets store. */
+  /** The user's key in the secrets store; throws `NoKeySlot` for a user who can have none. */
   readonly userKey: (user: User) => string;
 }
 
@@ -83,7 +87,7 @@ const given = (value: string | undefined): value is string =>
  * ```
  */
 export const modelSource = (options: ModelSourceOptions = {}): ModelSource => {
-  const userKey = options.userKey ?? defaultUserKey;
+  const userKey = options.userKey ?? secretSlotOf;
   const { backend, secrets, env = {}, client = {} } = options;
   const models = new Map<string, Model>();
 
@@ -111,7 +115,15 @@ export const modelSource = (options: ModelSourceOptions = {}): ModelSource => {
   /** The user's own key, when one is kept. */
   const keyOf = async (user: User): Promise<string | undefined> => {
     if (secrets === undefined) return undefined;
-    const key = await secrets.get(userKey(user));
+    let slot: string;
+    try {
+      slot = userKey(user);
+    } catch (error) {
+      // A user who can keep no key has none: their steps go to the next source.
+      if (error instanceof NoKeySlot) return undefined;
+      throw error;
+    }
+    const key = await secrets.get(slot);
     return given(key) ? key : undefined;
   };
 
