@@ -337,14 +337,14 @@ export const openWindow = (
     },
     catchUp: (toSeq) => {
       if (closed) return;
+      const takenOver = writer.takeover();
       log.catchUp(toSeq, owner).then(
         (kept) => {
           // The log names another owner: this window closes, and opened again it is refused.
           if (kept === "foreign") void window.close().catch(() => undefined);
           // Events this host did not write, while it holds the lease or runs a turn: another
           // host took the window over (this one was paused or cut off past its lease).
-          else if (kept === "read" && writer.leased && (writer.holds() || !idle()))
-            void lostLease();
+          else if (kept === "read" && writer.leased && takenOver()) void lostLease();
         },
         (error: unknown) => deps.onError(error, { clientId }),
       );

@@ -30,6 +30,15 @@ export interface WindowWriter {
   /** Whether this host holds the window's lease now. */
   readonly holds: () => boolean;
   /**
+   * Called as a catch-up of the log starts; what it gives says, once that
+   * catch-up read events this host did not write, whether another host took
+   * the window over: so if this host held the lease throughout and had read
+   * the log under it before (its taking's catch-up done); before that, they
+   * may be events stored before it took the lease. Without the lease, so if
+   * the window still runs something.
+   */
+  readonly takeover: () => () => boolean;
+  /**
    * Does `local` here as the window's writer, taking the lease if it is
    * free; when another live host holds it, `remote(holder)` asks it there.
    * A remote that says {@link TRY_AGAIN} (the lease moved) is tried again,
@@ -59,6 +68,7 @@ const UNLEASED: WindowWriter = {
   leased: false,
   current: () => undefined,
   holds: () => false,
+  takeover: () => () => false,
   run: (local) => local(),
   ifFree: (body) => body(),
   asHolder: async () => NOT_HELD,
@@ -96,6 +106,8 @@ export const windowWriter = (deps: {
   // On a store of one process, one writer serves every window: idle windows hold no closures.
   if (routing === undefined) return UNLEASED;
   let writer: Writer | undefined;
+  /** The lease under which the log was last read whole (its taking's catch-up). */
+  let readUnder: Writer | undefined;
   /** Ops running now (a prompt runs until its turn ends): the lease is kept while any does. */
   let ops = 0;
   /** Takings and givings-back, one at a time: a give-back never cuts an op that took the lease. */
@@ -129,6 +141,7 @@ export const windowWriter = (deps: {
       writer = taken;
       try {
         await deps.onTaken(taken);
+        readUnder = taken;
       } catch (error) {
         // Not caught up, so not the writer: given back, and the op fails with the reason.
         writer = undefined;
@@ -173,6 +186,10 @@ export const windowWriter = (deps: {
     leased: true,
     current: () => writer,
     holds: () => writer !== undefined,
+    takeover: () => {
+      const under = writer !== undefined && writer === readUnder ? writer : undefined;
+      return () => (under !== undefined ? writer === under : writer === undefined && !deps.idle());
+    },
     run,
     ifFree: (body) =>
       run(
