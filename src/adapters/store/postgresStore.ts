@@ -8,19 +8,13 @@ import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
 import { LeaseLost, type Writer, type WriterLeases } from "../../runtime/log/writerLeases.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
-import { pg } from "./pg.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
+import { postgresConnections, type Query } from "./postgresConnections.ts";
 import {
   codeOf,
-  connectionFailed,
   fromServer,
   PostgresConfigError,
-  PostgresUnavailable,
   PostgresWriterRequired,
-  reasonOf,
-  type ServerConfig,
-  serverOf,
-  timedOut,
 } from "./postgresErrors.ts";
 import { holdsSql, postgresLeases } from "./postgresLeases.ts";
 import { type PostgresStore, type PostgresStoreOptions, settingsOf } from "./postgresOptions.ts";
@@ -91,55 +85,11 @@ export const postgresStore = (
   options: PostgresStoreOptions = {},
 ): PostgresStore => {
   const settings = settingsOf(pool, options);
-  const { schema, table, connectTimeoutMs, leaseMs, heartbeatMs, owned } = settings;
-  let connections: PostgresPool;
-  if (typeof pool === "string") {
-    const made = new pg.Pool({
-      connectionString: pool,
-      connectionTimeoutMillis: connectTimeoutMs,
-      fallback_application_name: "elyra-assistant",
-      // A connection whose server went silent (a failover without a reset, a cut cable) is
-      // probed after this long rather than waited on for ever.
-      ...(settings.keepAliveMs > 0
-        ? { keepAlive: true, keepAliveInitialDelayMillis: settings.keepAliveMs }
-        : { keepAlive: false }),
-    });
-    // A connection that breaks while idle is dropped by the pool and reported here; the next
-    // query reports it to its caller. Without a listener the process would crash.
-    made.on("error", () => {});
-    connections = made;
-  } else {
-    connections = pool;
-  }
-  // Every connection the pool lends gets an 'error' listener of its own as it is lent, in the
-  // same tick: a backend killed (pg_terminate_backend, a failover, a pooler's restart) between
-  // the pool's lending and the borrower's listening, or after its connection was ended, would
-  // otherwise be an uncaught 'error' and crash the process. The next query says what broke.
-  const guarded = new WeakSet<object>();
-  const guard = (client: unknown) => {
-    const heard = client as { on?: (event: "error", listener: () => void) => unknown } | null;
-    if (heard === null || typeof heard !== "object" || guarded.has(heard)) return;
-    if (typeof heard.on !== "function") return;
-    guarded.add(heard);
-    heard.on("error", () => {});
-  };
-  const lending = connections as {
-    on?: (event: "acquire", listener: (client: unknown) => void) => unknown;
-    off?: (event: "acquire", listener: (client: unknown) => void) => unknown;
-  };
-  if (typeof lending.on === "function") lending.on("acquire", guard);
-  const { server, secret } = serverOf(
-    typeof pool === "string"
-      ? { connectionString: pool }
-      : ((pool as { options?: ServerConfig }).options ?? {}),
-  );
-  const unavailable = (reason: string, code: string | null = null) =>
-    new PostgresUnavailable({
-      server,
-      reason: secret.length >= 3 ? reason.split(secret).join("***") : reason,
-      code,
-    });
-  const unavailableFrom = (error: unknown) => unavailable(reasonOf(error), codeOf(error));
+  const { schema, table, leaseMs, heartbeatMs } = settings;
+  let closed = false;
+  const pooled = postgresConnections(pool, settings, () => closed);
+  const { withConnection, transaction } = pooled;
+  const connections = pooled.pool;
 
   const names = storeNames(schema, table);
   const name = names.events;
@@ -167,90 +117,11 @@ export const postgresStore = (
     WHERE stream = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`;
   const DELETE = `DELETE FROM ${name} WHERE stream = $1`;
 
-  let closed = false;
   /** Whether this store's leases are in use (joined or taken): then every append names its writer. */
   let leased = false;
 
-  /**
-   * Every transaction's first round trip: BEGIN and the bounds of its waits,
-   * transaction-local (`SET LOCAL`), so that they hold on a pool the store was
-   * given and behind a transaction-pooling PgBouncer, and cost no round trip.
-   * A host that stalls inside a transaction holds its locks at most
-   * `idleInTransactionMs`: the server then ends its connection.
-   */
-  const beginWith = (bounds: { readonly locks: boolean }) =>
-    [
-      "BEGIN ISOLATION LEVEL READ COMMITTED",
-      `SET LOCAL idle_in_transaction_session_timeout = ${settings.idleInTransactionMs}`,
-      ...(bounds.locks
-        ? [
-            `SET LOCAL lock_timeout = ${settings.lockTimeoutMs}`,
-            `SET LOCAL statement_timeout = ${settings.statementTimeoutMs}`,
-          ]
-        : []),
-    ].join("; ");
-  const BEGIN = beginWith({ locks: true });
   /** The migration's: DDL of stores starting together waits its turn, however long it takes. */
-  const BEGIN_MIGRATION = beginWith({ locks: false });
-
-  /** A query; a connection that failed becomes {@link PostgresUnavailable}, a query's own error is kept. */
-  type Query = (text: string, values?: unknown[]) => Promise<ReadonlyArray<unknown>>;
-
-  /** Runs `body` on a connection of the pool, given back after (ended, if it broke). */
-  const withConnection = async <A>(body: (query: Query) => Promise<A>): Promise<A> => {
-    if (closed) throw unavailable("the store is closed");
-    const connection = await connections.connect().catch((error: unknown) => {
-      throw unavailableFrom(error);
-    });
-    let broken = false;
-    // A pg client lent out has no listener of the pool's: a connection that ends under it (the
-    // server's shutdown, after the query's own error) would be an uncaught 'error'. Heard
-    // here, it marks the connection broken, and the pool ends it when it is given back.
-    const heard = connection as {
-      on?: (event: "error", listener: () => void) => unknown;
-      off?: (event: "error", listener: () => void) => unknown;
-    };
-    const onError = () => {
-      broken = true;
-    };
-    heard.on?.("error", onError);
-    guard(connection);
-    const query: Query = async (text, values) => {
-      try {
-        // A batch of statements (BEGIN's) gives an array of results, and no rows.
-        return (await connection.query(text, values)).rows ?? [];
-      } catch (error) {
-        const bound = timedOut(error, settings);
-        // A wait the store bounds: the connection is fine, and the caller may try again.
-        if (bound !== undefined) throw unavailable(bound, codeOf(error));
-        if (!connectionFailed(error)) throw error;
-        broken = true;
-        throw unavailableFrom(error);
-      }
-    };
-    try {
-      return await body(query);
-    } finally {
-      heard.off?.("error", onError);
-      connection.release(broken);
-    }
-  };
-
-  /** `body` in a READ COMMITTED transaction (each statement sees what committed before it). */
-  const transaction = <A>(body: (query: Query) => Promise<A>, begin = BEGIN): Promise<A> =>
-    withConnection(async (query) => {
-      await query(begin);
-      let result: A;
-      try {
-        result = await body(query);
-      } catch (error) {
-        // A failed ROLLBACK has marked the connection broken: the pool ends it.
-        await query("ROLLBACK").catch(() => {});
-        throw error;
-      }
-      await query("COMMIT");
-      return result;
-    });
+  const BEGIN_MIGRATION = pooled.begin({ locks: false });
 
   const migrateOnce = () => transaction((query) => migrate(query, names), BEGIN_MIGRATION);
 
@@ -416,9 +287,7 @@ export const postgresStore = (
       if (closed) return;
       closed = true;
       feed.close();
-      lending.off?.("acquire", guard);
-      // pg's end waits for the connections in use to be given back.
-      if (owned) await connections.end();
+      await pooled.close();
     },
   };
 };
