@@ -45,6 +45,9 @@ const counts: Record<string, number> = {};
 const kindOf = (text: unknown): string => {
   const sql = typeof text === "string" ? text : String((text as { text?: unknown })?.text ?? "?");
   const words = sql.replace(/\s+/g, " ").trim().split(" ");
+  // One round trip each: BEGIN, the lock, the statement and COMMIT in one query.
+  if (sql.includes("WITH found AS")) return "append (one query)";
+  if (sql.includes("WITH lease AS")) return "lease take (one query)";
   if (words[0] === "BEGIN" || words[0] === "COMMIT" || words[0] === "ROLLBACK") return words[0];
   if (sql.includes("pg_advisory_xact_lock")) return "lock";
   if (sql.includes("pg_notify")) return sql.includes("_messages") ? "send" : "insert+notify";

@@ -120,7 +120,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore changes"), () => {
         async () =>
           (
             await admin.query(
-              "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH inserted%'",
+              "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH found AS%'",
             )
           ).rows.length === 1,
       );

@@ -412,13 +412,13 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
       console.info(`a lock wait failed after ${outcome.ms.toFixed(0)} ms (lockTimeoutMs 2000)`);
     });
 
-    it("a store paused holding the lock: the server ends its transaction after idleInTransactionMs; others append, it gets a store fault", async () => {
+    it("a store paused holding the lock (inside a drop, the one write of several round trips): the server ends its transaction after idleInTransactionMs; others append, it gets a store fault", async () => {
       const name = fresh();
       const leaseMs = 1_000;
       const inner = new pg.Pool({ connectionString: `${server.url}?application_name=${name}` });
       inner.on("error", () => {});
       opened.push(inner);
-      const paused = pausable(inner, (text) => text.startsWith("WITH inserted"));
+      const paused = pausable(inner, (text) => text.startsWith("DELETE FROM"));
       pausedOnes.push(paused);
       const stalled = postgresStore(paused.pool, { schema: name, leaseMs });
       opened.push(stalled);
@@ -426,8 +426,8 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
       await stalled.append("w1", deltas(1), 0);
       uncaught.length = 0;
       paused.pause();
-      // Its append has the stream's lock and checked the seq; its insert is never sent.
-      const stuck = rejectionOf(stalled.append("w1", deltas(1, "stuck"), 1));
+      // Its drop has the stream's lock; its delete is never sent.
+      const stuck = rejectionOf(stalled.drop("w1"));
       await paused.stalled();
       const start = performance.now();
       const added = await store.append("w1", deltas(1, "other"), 1);
@@ -444,7 +444,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
             )
           ).rows.length === 0,
       );
-      // The paused process goes on: its connection is gone, and its append is a store fault.
+      // The paused process goes on: its connection is gone, and its drop is a store fault.
       paused.resume();
       const { error } = await stuck;
       expect(error).toBeInstanceOf(PostgresUnavailable);
@@ -468,7 +468,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
       const inner = new pg.Pool({ connectionString: `${server.url}?application_name=${name}` });
       inner.on("error", () => {});
       opened.push(inner);
-      const paused = pausable(inner, (text) => text.startsWith("WITH inserted"));
+      const paused = pausable(inner, (text) => text.includes("WITH found AS"));
       pausedOnes.push(paused);
       const a = postgresStore(paused.pool, { schema: name, leaseMs });
       const b = storeOf(`${name}_b`, { schema: name, leaseMs });
@@ -490,7 +490,8 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore faults"), () => {
       const onA = hostA.window("w", { user: ada });
       await onA.settled();
       paused.pause();
-      // Host A takes the lease and its first append stalls holding the window's lock.
+      // Host A takes the lease and stalls as it sends its first append (one round trip, so it
+      // holds no lock), its heartbeat with it.
       void onA.prompt("hello").catch(() => {});
       await paused.stalled();
       const start = performance.now();

@@ -16,6 +16,7 @@ import {
 } from "./postgresErrors.ts";
 import type { PostgresSettings } from "./postgresOptions.ts";
 import type { PostgresPool } from "./postgresPool.ts";
+import { literal } from "./postgresText.ts";
 
 /**
  * A query; a connection that failed becomes {@link PostgresUnavailable}, a
@@ -35,6 +36,17 @@ export interface Connections {
    * committed before it), opened by `begin` (BEGIN with the bounds).
    */
   readonly transaction: <A>(body: (query: Query) => Promise<A>, begin?: string) => Promise<A>;
+  /**
+   * `statement` in a transaction that holds the stream's advisory lock
+   * (`lockSpace`, `stream`), all in one round trip: BEGIN with the bounds,
+   * the lock, the statement and COMMIT sent as one query (no parameters:
+   * every value in `statement` is a {@link literal}). Each statement sees
+   * what committed before it, the lock's waits included. Its rows.
+   */
+  readonly oneTrip: (
+    lock: { readonly space: string; readonly stream: string },
+    statement: string,
+  ) => Promise<ReadonlyArray<unknown>>;
   /** BEGIN and the bounds of every wait; without the lock bounds, the migration's. */
   readonly begin: (bounds: { readonly locks: boolean }) => string;
   /** Stops lending; ends the pool if the store made it. */
@@ -178,8 +190,22 @@ export const postgresConnections = (
       return result;
     });
 
+  const oneTrip: Connections["oneTrip"] = (lock, statement) =>
+    withConnection(async (query) => {
+      const lockIt = `SELECT pg_advisory_xact_lock(hashtext(${literal(lock.space)}), hashtext(${literal(lock.stream)}))`;
+      try {
+        return await query(`${BEGIN}; ${lockIt}; ${statement}; COMMIT`);
+      } catch (error) {
+        // The statements after a failed one were skipped: the transaction is open, and aborted.
+        // A failed ROLLBACK has marked the connection broken: the pool ends it.
+        await query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+
   return {
     pool: connections,
+    oneTrip,
     unavailable,
     withConnection,
     transaction,

@@ -5,6 +5,7 @@
  * per host rather than per lease, and messages as rows announced by NOTIFY
  * on the store's channel.
  */
+import { InvariantBroken } from "../../runtime/errors.ts";
 import type {
   LeaseTaking,
   Membership,
@@ -12,6 +13,7 @@ import type {
   WriterLeases,
 } from "../../runtime/log/writerLeases.ts";
 import type { Notice } from "./postgresChanges.ts";
+import { literal } from "./postgresText.ts";
 
 /** Missed heartbeats for this long free a host's leases: 5 s. */
 export const LEASE_MS = 5_000;
@@ -33,9 +35,9 @@ export interface LeaseTables {
   readonly channel: string;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
-  /** A transaction holding the stream's advisory lock from its start. */
-  readonly locked: <A>(stream: string, body: (query: Query) => Promise<A>) => Promise<A>;
   readonly transaction: <A>(body: (query: Query) => Promise<A>) => Promise<A>;
+  /** `statement` (values inlined) in a transaction holding the stream's advisory lock, in one round trip. */
+  readonly oneTrip: (stream: string, statement: string) => Promise<ReadonlyArray<unknown>>;
   readonly query: Query;
   readonly notices: (listener: (notice: Notice) => void) => () => void;
 }
@@ -135,28 +137,41 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
         },
       };
     },
-    acquire: (stream, holder) =>
-      t.locked(stream, async (query): Promise<LeaseTaking> => {
-        const [lease] = (await query(
-          `SELECT l.holder, l.token::text AS token,
-             coalesce(h.expires_at > clock_timestamp(), false) AS alive
-           FROM ${t.leases} l LEFT JOIN ${t.hosts} h ON h.holder = l.holder
-           WHERE l.stream = $1`,
-          [stream],
-        )) as ReadonlyArray<{ holder: string; token: string; alive: boolean }>;
-        if (lease?.alive && lease.holder !== holder) return { _tag: "Held", holder: lease.holder };
-        // The taker's heartbeat is fresh from now, whether or not it joined.
-        await beat(query, holder);
-        if (lease !== undefined && lease.holder === holder)
-          return { _tag: "Taken", token: Number(lease.token), tookOver: false };
-        const [next] = (await query(
-          `INSERT INTO ${t.leases} (stream, holder, token) VALUES ($1, $2, nextval('${t.tokens}'))
+    // One round trip, under the stream's lock: the lease as it is, and, unless another live host
+    // holds it, the taker's heartbeat made fresh (whether or not it joined) and the lease kept
+    // (its own, same token) or taken (a new token).
+    acquire: async (stream, holder): Promise<LeaseTaking> => {
+      const [s, h] = [literal(stream), literal(holder)];
+      const [row] = (await t.oneTrip(
+        stream,
+        `WITH lease AS (SELECT l.holder, l.token,
+             coalesce(hb.expires_at > clock_timestamp(), false) AS alive
+           FROM ${t.leases} l LEFT JOIN ${t.hosts} hb ON hb.holder = l.holder WHERE l.stream = ${s}),
+         free AS (SELECT NOT EXISTS (SELECT 1 FROM lease WHERE alive AND holder <> ${h}) AS ok),
+         beat AS (INSERT INTO ${t.hosts} (holder, expires_at)
+           SELECT ${h}, clock_timestamp() + ${t.leaseMs} * interval '1 millisecond' FROM free WHERE ok
+           ON CONFLICT (holder) DO UPDATE SET expires_at = EXCLUDED.expires_at RETURNING 1),
+         taken AS (INSERT INTO ${t.leases} (stream, holder, token)
+           SELECT ${s}, ${h}, nextval('${t.tokens}') FROM free
+           WHERE ok AND NOT EXISTS (SELECT 1 FROM lease WHERE holder = ${h})
            ON CONFLICT (stream) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token
-           RETURNING token::text AS token`,
-          [stream, holder],
-        )) as ReadonlyArray<{ token: string }>;
-        return { _tag: "Taken", token: Number(next?.token), tookOver: lease !== undefined };
-      }),
+           RETURNING token)
+         SELECT (SELECT holder FROM lease) AS holder, (SELECT token::text FROM lease) AS token,
+           (SELECT ok FROM free) AS ok, (SELECT token::text FROM taken) AS taken,
+           (SELECT count(*) FROM beat)::int AS beats`,
+      )) as ReadonlyArray<{
+        holder: string | null;
+        token: string | null;
+        ok: boolean;
+        taken: string | null;
+      }>;
+      if (row === undefined)
+        throw new InvariantBroken({ where: "postgresLeases", reason: "a taking gave no row" });
+      if (!row.ok) return { _tag: "Held", holder: row.holder ?? "" };
+      if (row.holder === holder)
+        return { _tag: "Taken", token: Number(row.token), tookOver: false };
+      return { _tag: "Taken", token: Number(row.taken), tookOver: row.holder !== null };
+    },
     release: async (stream: string, writer: Writer) => {
       await t.query(`DELETE FROM ${t.leases} WHERE stream = $1 AND holder = $2 AND token = $3`, [
         stream,

@@ -8,6 +8,7 @@ import { AppendConflict, type EventStore } from "../../runtime/log/eventStore.ts
 import type { LogEvent, NewEvent } from "../../runtime/log/events.ts";
 import { LeaseLost, type Writer, type WriterLeases } from "../../runtime/log/writerLeases.ts";
 import { fromRow, toRows } from "./eventCodec.ts";
+import { type AppendOutcome, appendStatement, outcomeOf } from "./postgresAppend.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./postgresChanges.ts";
 import { postgresConnections, type Query } from "./postgresConnections.ts";
 import {
@@ -101,13 +102,6 @@ export const postgresStore = (
   const LAST_SEQ_HELD = `SELECT coalesce(max(seq), 0)::text AS seq, ${holdsSql(names.leases)} AS held
     FROM ${name} WHERE stream = $1`;
   const channel = channelOf(schema, table);
-  // `seq`, `at` and `type` taken from the event itself, so that they cannot disagree with it.
-  // The notification goes out at COMMIT, and only then; in the insert's statement, it costs no
-  // round trip, and an insert that fails sends none.
-  const INSERT = `WITH inserted AS (INSERT INTO ${name} (stream, seq, at, type, data)
-    SELECT $1, (e->>'seq')::bigint, (e->>'at')::float8, e->>'_tag', e
-    FROM jsonb_array_elements($2::jsonb) AS e)
-    SELECT pg_notify('${channel}', $3)`;
   /** The last seq, and who holds the stream's lease now if its holder is alive: for an append with no writer. */
   const LAST_SEQ_FREE = `SELECT coalesce(max(seq), 0)::text AS seq,
     (SELECT l.holder FROM ${names.leases} l JOIN ${names.hosts} h ON h.holder = l.holder
@@ -149,20 +143,14 @@ export const postgresStore = (
     return connection as unknown as ListenConnection;
   });
 
-  /** A transaction that holds the stream's lock from its start. */
-  const locked = <A>(stream: string, body: (query: Query) => Promise<A>) =>
-    transaction(async (query) => {
-      await query(LOCK_STREAM, [lockSpace, stream]);
-      return body(query);
-    });
   const lent = postgresLeases({
     ...names,
     channel,
     leaseMs,
     heartbeatMs,
-    locked: async (stream, body) => {
+    oneTrip: async (stream, statement) => {
       await ready();
-      return locked(stream, body);
+      return pooled.oneTrip({ space: lockSpace, stream }, statement);
     },
     transaction: async (body) => {
       await ready();
@@ -187,29 +175,43 @@ export const postgresStore = (
   };
 
   /**
-   * In one statement, the stream's seq and whether `writer` holds its lease:
-   * refuses with `LeaseLost` (fenced: a host whose lease was taken over writes
-   * nothing more) or `AppendConflict` when the stream is not at `expectedSeq`.
+   * Refuses with `LeaseLost` (fenced: a host whose lease was taken over writes
+   * nothing more), `PostgresWriterRequired` (no writer, while a live host, in
+   * any process, holds the stream's lease: it would write past that host's
+   * fencing) or `AppendConflict` (the stream is not at `expectedSeq`).
    */
+  const refuse = (
+    stream: string,
+    expectedSeq: number,
+    writer: Writer | undefined,
+    found: Pick<AppendOutcome, "seq" | "held" | "holder">,
+  ): never => {
+    if (writer !== undefined && !found.held) throw new LeaseLost({ stream, holder: writer.holder });
+    if (writer === undefined && (found.holder !== null || !found.held))
+      throw new PostgresWriterRequired({ stream, holder: found.holder });
+    throw new AppendConflict({ stream, expectedSeq, actualSeq: found.seq });
+  };
+
+  /** In one statement, the stream's seq and whether `writer` holds its lease: refused unless both are as expected. */
   const checkAt = async (
     query: Query,
     stream: string,
     expectedSeq: number,
     writer: Writer | undefined,
   ): Promise<void> => {
-    const found =
+    const [row] = (
       writer === undefined
         ? await query(LAST_SEQ_FREE, [stream])
-        : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token]);
-    if (writer !== undefined && (found[0] as { held: boolean }).held !== true)
-      throw new LeaseLost({ stream, holder: writer.holder });
-    // No writer, while a live host holds the stream's lease (in any process): it would write
-    // past that host's fencing.
-    const holder = (found[0] as { holder?: string | null }).holder ?? null;
-    if (writer === undefined && holder !== null)
-      throw new PostgresWriterRequired({ stream, holder });
-    const actualSeq = seqOf(found);
-    if (actualSeq !== expectedSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
+        : await query(LAST_SEQ_HELD, [stream, writer.holder, writer.token])
+    ) as ReadonlyArray<{ seq: string; held?: boolean; holder?: string | null }>;
+    const holder = row?.holder ?? null;
+    const found = {
+      seq: Number(row?.seq),
+      held: writer === undefined || row?.held === true,
+      holder,
+    };
+    if (found.held && holder === null && found.seq === expectedSeq) return;
+    refuse(stream, expectedSeq, writer, found);
   };
 
   const conflict = async (stream: string, expectedSeq: number) =>
@@ -236,24 +238,29 @@ export const postgresStore = (
         await withConnection((query) => checkAt(query, stream, expectedSeq, writer));
         return [];
       }
+      let outcome: AppendOutcome;
       try {
-        await transaction(async (query) => {
-          // Held to the end of the transaction: every other append to this stream, in any
-          // process, waits here, and then sees what this one committed.
-          await query(LOCK_STREAM, [lockSpace, stream]);
-          await checkAt(query, stream, expectedSeq, writer);
-          await query(INSERT, [
-            stream,
-            `[${rows.map((row) => row.data).join(",")}]`,
-            payloadOf(stream, expectedSeq + rows.length),
-          ]);
-        });
+        // Held to the end of the transaction: every other append to this stream, in any
+        // process, waits for the lock, and then sees what this one committed.
+        outcome = outcomeOf(
+          await pooled.oneTrip(
+            { space: lockSpace, stream },
+            appendStatement(names, channel, {
+              stream,
+              expectedSeq,
+              writer,
+              data: `[${rows.map((row) => row.data).join(",")}]`,
+              payload: payloadOf(stream, expectedSeq + rows.length),
+            }),
+          ),
+        );
       } catch (error) {
         // The key is the last guard, should the table ever be written past the lock.
         if (fromServer(error) && codeOf(error) === "23505")
           throw await conflict(stream, expectedSeq);
         throw error;
       }
+      if (outcome.added !== rows.length) refuse(stream, expectedSeq, writer, outcome);
       return added;
     },
     read: async (stream, fromSeq = 0, toSeq = Number.MAX_SAFE_INTEGER) => {

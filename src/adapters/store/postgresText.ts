@@ -48,3 +48,24 @@ export const unstorable = (value: unknown): boolean => {
     return Object.entries(value).some(([key, v]) => UNSTORABLE.test(key) || unstorable(v));
   return false;
 };
+
+/**
+ * `text` as an SQL string literal, for a statement sent with no parameters
+ * (several statements in one round trip): dollar-quoted with a tag the text
+ * does not hold, so no character of it is read as SQL whatever the server's
+ * `standard_conforming_strings`. A text with a NUL (which no PostgreSQL text
+ * holds, and which would cut the query short) is sent as UTF-8 hex for the
+ * server to refuse, as it refuses such a parameter.
+ *
+ * @example
+ * ```ts
+ * literal("it's"); // "$e$it's$e$"
+ * ```
+ */
+export const literal = (text: string): string => {
+  if (text.includes("\0"))
+    return `convert_from(decode('${Buffer.from(text, "utf8").toString("hex")}', 'hex'), 'UTF8')`;
+  let tag = "e";
+  for (let i = 0; text.includes(`$${tag}`); i++) tag = `e${i}`;
+  return `$${tag}$${text}$${tag}$`;
+};
