@@ -10,6 +10,7 @@ import {
   type StandInRequest,
   standInMessagesApi,
 } from "elyra-assistant/testing";
+import { expect } from "vitest";
 
 export const MODEL = "claude-sonnet-5-5";
 export const SERVER_KEY = "sk-ant-server-key";
@@ -19,6 +20,16 @@ export interface Ada {
   readonly id: string;
   readonly name: string;
 }
+
+/**
+ * A body as the proxy forwards it: as sent, with the proxy's own metadata
+ * (the signed-in user's opaque id, an HMAC-SHA-256 in hex) in place of any
+ * the client sent.
+ */
+export const asForwarded = (body: object) => ({
+  ...body,
+  metadata: { user_id: expect.stringMatching(/^[0-9a-f]{64}$/) },
+});
 
 /** The app's sign-in: the bearer `user-token` is Ada; anything else is nobody. */
 export const authenticate = (request: Request): Ada | undefined =>

@@ -153,35 +153,77 @@ const toolArb = fc.record(
   { requiredKeys: ["name", "input_schema"] },
 );
 
-const bodyArb = mostly(
-  fc.record(
-    {
-      model: mostly(
-        fc.constantFrom(...MODELS),
-        fc.oneof(
-          fc.constantFrom("claude-opus-9", "CLAUDE-SONNET-5-5", ""),
-          fc.string(),
-          fc.integer(),
-        ),
-      ),
-      max_tokens: mostly(
-        fc.integer({ min: 1, max: CAP }),
-        fc.oneof(
-          fc.integer({ min: -3, max: CAP * 2 }),
-          fc.constantFrom(CAP + 1, 0, 1.5, "10", null),
-        ),
-      ),
-      messages: mostly(fc.constant([{ role: "user", content: "Hi" }]), wireJsonValue()),
-      stream: mostly(fc.boolean(), fc.constantFrom("true", null)),
-      tools: mostly(fc.array(toolArb, { maxLength: 3 }), wireJsonValue()),
-      mcp_servers: mostly(
-        fc.constant([]),
-        fc.constant([{ type: "url", url: "https://evil.example" }]),
-      ),
-      metadata: wireJsonValue(),
-    },
-    { requiredKeys: ["model", "max_tokens", "messages"] },
+const temperature = mostly(
+  fc.double({ min: 0, max: 1, noNaN: true }),
+  fc.constantFrom(2, -1, "0.5"),
+);
+const thinking = mostly(
+  fc.oneof(
+    fc.record({ type: fc.constant("enabled"), budget_tokens: fc.integer({ min: 1, max: CAP }) }),
+    fc.constant({ type: "disabled" }),
+    fc.constant({ type: "adaptive" }),
   ),
+  fc.constantFrom(
+    { type: "enabled" },
+    { type: "enabled", budget_tokens: 10, extra: true },
+    { type: "enabled", budget_tokens: CAP * 4 },
+    "on",
+  ),
+);
+
+const bodyArb = mostly(
+  fc
+    .record(
+      {
+        model: mostly(
+          fc.constantFrom(...MODELS),
+          fc.oneof(
+            fc.constantFrom("claude-opus-9", "CLAUDE-SONNET-5-5", ""),
+            fc.string(),
+            fc.integer(),
+          ),
+        ),
+        max_tokens: mostly(
+          fc.integer({ min: 1, max: CAP }),
+          fc.oneof(
+            fc.integer({ min: -3, max: CAP * 2 }),
+            fc.constantFrom(CAP + 1, 0, 1.5, "10", null),
+          ),
+        ),
+        messages: mostly(fc.constant([{ role: "user", content: "Hi" }]), wireJsonValue()),
+        stream: mostly(fc.boolean(), fc.constantFrom("true", null)),
+        tools: mostly(fc.array(toolArb, { maxLength: 3 }), wireJsonValue()),
+        mcp_servers: mostly(
+          fc.constant([]),
+          fc.constant([{ type: "url", url: "https://evil.example" }]),
+        ),
+        metadata: mostly(
+          fc.record({ user_id: fc.oneof(fc.string(), fc.constant(null)) }, { requiredKeys: [] }),
+          fc.oneof(wireJsonValue(), fc.constant({ user_id: "x", tier: "gold" })),
+        ),
+      },
+      { requiredKeys: ["model", "max_tokens", "messages"] },
+    )
+    .chain((body) =>
+      // Now and then a container, or a field no rule covers (always refused): rarer than the
+      // rest, so most bodies still go.
+      fc
+        .oneof(
+          { weight: 4, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.record({ temperature }) },
+          { weight: 2, arbitrary: fc.record({ thinking }) },
+          {
+            weight: 1,
+            arbitrary: fc.oneof(
+              fc.record({ container: fc.constant("container_011CTa") }),
+              fc.record({ container: fc.string({ minLength: 300, maxLength: 301 }) }),
+              fc.record({ service_tier: fc.constantFrom("auto", "standard_only", "priority") }),
+              fc.constant({ betas: ["anything"] }),
+            ),
+          },
+        )
+        .map((more) => ({ ...body, ...more })),
+    ),
   fc.oneof(
     wireJsonValue(),
     fc.record({ model: fc.constantFrom(...MODELS), messages: fc.constant([]) }),
@@ -223,6 +265,36 @@ const shouldForward = (
   if (b.stream === true && !settings.stream) return false;
   if (b.mcp_servers !== undefined && !(Array.isArray(b.mcp_servers) && b.mcp_servers.length === 0))
     return false;
+  const allowed = [
+    ...["model", "max_tokens", "messages", "system", "stream", "tools", "tool_choice"],
+    ...["mcp_servers", "temperature", "top_p", "top_k", "stop_sequences", "thinking"],
+    ...["metadata", "container"],
+  ];
+  if (Object.keys(b).some((key) => !allowed.includes(key))) return false;
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (b.metadata !== undefined) {
+    if (!isObject(b.metadata)) return false;
+    if (Object.keys(b.metadata).some((key) => key !== "user_id")) return false;
+    const id = b.metadata.user_id;
+    if (id !== undefined && id !== null && typeof id !== "string") return false;
+  }
+  if (b.temperature !== undefined) {
+    if (typeof b.temperature !== "number" || b.temperature < 0 || b.temperature > 1) return false;
+  }
+  if (b.thinking !== undefined) {
+    if (!isObject(b.thinking)) return false;
+    const { type, budget_tokens: budget, ...rest } = b.thinking;
+    if (Object.keys(rest).length > 0) return false;
+    if (type === "enabled") {
+      if (typeof budget !== "number" || !Number.isInteger(budget) || budget < 1) return false;
+      if (budget >= b.max_tokens) return false;
+    } else if (!(type === "disabled" || type === "adaptive") || budget !== undefined) return false;
+  }
+  if (b.container !== undefined) {
+    if (typeof b.container !== "string" || b.container.length > 256) return false;
+    if (!settings.codeExecution) return false;
+  }
   if (b.tools !== undefined) {
     if (!Array.isArray(b.tools)) return false;
     for (const tool of b.tools as unknown[]) {
@@ -237,7 +309,21 @@ const shouldForward = (
   return true;
 };
 
-const RETURNED = new Set(["content-type", "request-id", "cache-control", "x-accel-buffering"]);
+/** The opaque id the proxy sends upstream for the user "ada" (an HMAC-SHA-256 in hex). */
+const ADA_ID = expect.stringMatching(/^[0-9a-f]{64}$/);
+
+/** The error body of a response whose body was read already: parsed from a clone taken before. */
+const refused = new WeakMap<Response, Promise<{ error: { type: string; message: string } }>>();
+const refusedWith = (response: Response) =>
+  refused.get(response) ?? Promise.resolve({ error: { type: "", message: "" } });
+
+const RETURNED = new Set([
+  "content-type",
+  "request-id",
+  "retry-after",
+  "cache-control",
+  "x-accel-buffering",
+]);
 
 describe("the proxy's guarantees, for random requests", () => {
   it("P1, P2, P4: only allowed requests go, with the server's key alone; usage exactly once", {
@@ -276,6 +362,7 @@ describe("the proxy's guarantees, for random requests", () => {
               body: JSON.stringify(body),
             }),
           );
+          if (response.status >= 400) refused.set(response, response.clone().json());
           const leaveAfter = answer.kind === "sse" ? answer.leaveAfter : undefined;
           if (response.body !== null) {
             const reader = response.body.getReader();
@@ -294,8 +381,13 @@ describe("the proxy's guarantees, for random requests", () => {
           if (headers.authorization !== "Bearer user-token") expect(response.status).toBe(401);
           else if (!forward) expect([400, 422]).toContain(response.status);
           // Upstream's own statuses pass through; the proxy's never is a 500.
-          if (forward && answer.kind === "error") expect(response.status).toBe(answer.status);
-          else expect(response.status).not.toBe(500);
+          if (forward && answer.kind === "error") {
+            expect(response.status).toBe(answer.status);
+            // In the proxy's words: nothing upstream said reaches the client.
+            const said = (await refusedWith(response)).error.message;
+            expect(said).not.toBe("no");
+            expect(response.headers.get("retry-after")).toBe("3");
+          } else expect(response.status).not.toBe(500);
           if (forward && answer.kind === "unreachable") expect(response.status).toBe(502);
           expect(errors).toEqual([]);
           for (const name of response.headers.keys()) expect(RETURNED).toContain(name);
@@ -310,8 +402,11 @@ describe("the proxy's guarantees, for random requests", () => {
             expect(call.headers["x-api-key"]).toBe(SERVER_KEY);
             for (const secret of CLIENT_SECRETS)
               expect(JSON.stringify(call.headers)).not.toContain(secret);
-            // What went is exactly what was checked.
-            expect(JSON.parse(call.body)).toEqual(body);
+            // What went is exactly what was checked, with the proxy's own metadata: the
+            // signed-in user's opaque id, never what the client sent.
+            const sent = JSON.parse(call.body) as { metadata: { user_id: string } };
+            expect(sent).toEqual({ ...(body as object), metadata: { user_id: ADA_ID } });
+            expect(sent.metadata.user_id).not.toContain("ada");
           }
 
           expect(reports.length).toBe(forward ? 1 : 0);

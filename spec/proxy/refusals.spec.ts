@@ -114,6 +114,47 @@ describe("refusals, with 0 upstream requests", () => {
     expect(setup.api.requests).toEqual([]);
   });
 
+  it("a field no rule covers, or one its rule refuses: 400/422 naming it (the policy is an allowlist)", async () => {
+    setup = await proxied([says("never")]);
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ service_tier: "priority" }, 400, "service_tier: this proxy doesn't forward this field"],
+      [{ betas: ["x"] }, 400, "betas: this proxy doesn't forward this field"],
+      [
+        { metadata: { user_id: "u", tier: "gold" } },
+        400,
+        "metadata.tier: this proxy doesn't forward this field",
+      ],
+      [
+        { thinking: { type: "enabled", budget_tokens: 2048, display: "all" } },
+        400,
+        "thinking.display: this proxy doesn't forward this field",
+      ],
+      [
+        { thinking: { type: "enabled", budget_tokens: 1024 } },
+        422,
+        "thinking.budget_tokens: 1024 must be under max_tokens (1024)",
+      ],
+      [
+        { container: "container_011CTa" },
+        422,
+        "container: containers are for code execution, which isn't proxied",
+      ],
+    ];
+    for (const [more, status, message] of cases) {
+      const response = await fetch(`${setup.url}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...ask("Hi"), ...more }),
+      });
+      expect(response.status).toBe(status);
+      expect(await response.json()).toEqual({
+        type: "error",
+        error: { type: "invalid_request_error", message },
+      });
+    }
+    expect(setup.api.requests).toEqual([]);
+  });
+
   it("server tools: 422 naming the tool; code execution too, by default", async () => {
     setup = await proxied([says("never")]);
     const webSearch = { type: "web_search_20250305", name: "web_search" } as const;
@@ -251,7 +292,7 @@ describe("refusals, with 0 upstream requests", () => {
 });
 
 describe("credentials and headers (P1)", () => {
-  it("forwards the server's key only, and returns only content-type and request-id", async () => {
+  it("forwards the server's key only, and returns only content-type, request-id and retry hints", async () => {
     setup = await proxied(
       [
         says("Hi"),
@@ -284,7 +325,7 @@ describe("credentials and headers (P1)", () => {
     expect(JSON.stringify(sent?.headers)).not.toContain("user-token");
     expect(sent?.headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 
-    // Upstream's 529 comes back whole with its status, without its retry headers.
+    // Upstream's 529 comes back with its status and type, in the proxy's words.
     const response = await fetch(`${setup.url}/v1/messages`, {
       method: "POST",
       headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
@@ -293,12 +334,112 @@ describe("credentials and headers (P1)", () => {
     expect(response.status).toBe(529);
     expect(await response.json()).toEqual({
       type: "error",
-      error: { type: "overloaded_error", message: "Overloaded" },
+      error: {
+        type: "overloaded_error",
+        message: "the Messages API is overloaded; try again shortly",
+      },
     });
     const names = [...response.headers.keys()].filter(
       (name) =>
         !["content-length", "date", "connection", "keep-alive", "transfer-encoding"].includes(name),
     );
-    expect(names.sort()).toEqual(["content-type", "request-id"]);
+    // With upstream's retry hints, so the client's SDK backs off as upstream asks.
+    expect(names.sort()).toEqual([
+      "content-type",
+      "request-id",
+      "retry-after-ms",
+      "x-should-retry",
+    ]);
+  });
+});
+
+describe("what goes upstream for whom", () => {
+  it("metadata.user_id is the signed-in user's opaque id, never the client's", async () => {
+    setup = await proxied(() => says("Hi"));
+    const sent = (metadata: unknown) =>
+      fetch(`${setup?.url}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...ask("Hi"), ...(metadata === undefined ? {} : { metadata }) }),
+      });
+    expect((await sent({ user_id: "someone-else" })).status).toBe(200);
+    expect((await sent(undefined)).status).toBe(200);
+    const ids = setup.api.requests.map(
+      (request) => (request.body as { metadata?: { user_id?: string } }).metadata?.user_id,
+    );
+    expect(ids[0]).toMatch(/^[0-9a-f]{64}$/);
+    // One user, one id; not the client's, and nothing of who they are.
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[0]).not.toContain("someone-else");
+    expect(ids[0]).not.toContain("ada");
+  });
+
+  it("an upstream refusal keeps its status and type, in the proxy's words, with its request-id and retry-after", async () => {
+    setup = await proxied([
+      {
+        error: {
+          status: 400,
+          type: "invalid_request_error",
+          message: "Your credit balance is too low to access the Anthropic API (org org_SECRET).",
+        },
+      },
+      {
+        error: {
+          status: 429,
+          type: "rate_limit_error",
+          message: "org org_SECRET: 40 000 tokens/min",
+          retryAfterMs: 7_000,
+        },
+      },
+      { error: { status: 500, type: "some_new_error", message: "internal detail" } },
+    ]);
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${setup.url}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(ask("Hi")),
+      });
+      const text = await response.text();
+      expect(text).not.toContain("SECRET");
+      expect(text).not.toContain("internal detail");
+      answers.push({
+        status: response.status,
+        body: JSON.parse(text),
+        retry: response.headers.get("retry-after-ms"),
+      });
+    }
+    expect(answers).toEqual([
+      {
+        status: 400,
+        body: {
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: "the Messages API refused the request as invalid",
+          },
+        },
+        retry: null,
+      },
+      {
+        status: 429,
+        body: {
+          type: "error",
+          error: {
+            type: "rate_limit_error",
+            message: "this proxy is rate limited by the Messages API; try again later",
+          },
+        },
+        retry: "7000",
+      },
+      {
+        status: 500,
+        body: {
+          type: "error",
+          error: { type: "api_error", message: "the Messages API failed to answer" },
+        },
+        retry: "1",
+      },
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { runs } from "../properties/runs.ts";
 import { wireJsonValue } from "../properties/wire.ts";
-import { ask, MODEL, proxied, USER_TOKEN } from "./fixture.ts";
+import { ask, asForwarded, MODEL, proxied, USER_TOKEN } from "./fixture.ts";
 
 type Setup = Awaited<ReturnType<typeof proxied>>;
 let setup: Setup | undefined;
@@ -122,7 +122,7 @@ describe("URL sources", () => {
       ],
     };
     expect((await post(withArguments)).status).toBe(200);
-    expect(setup.api.requests.map((request) => request.body)).toEqual([withArguments]);
+    expect(setup.api.requests.map((request) => request.body)).toEqual([asForwarded(withArguments)]);
   });
 
   it("`allowUrlSources: true` passes them, as sent", async () => {
@@ -132,7 +132,7 @@ describe("URL sources", () => {
       { type: "tool_result", tool_use_id: "toolu_1", content: [document(URL_SOURCE)] },
     ]);
     expect((await post(body)).status).toBe(200);
-    expect(setup.api.requests.map((request) => request.body)).toEqual([body]);
+    expect(setup.api.requests.map((request) => request.body)).toEqual([asForwarded(body)]);
   });
 });
 
@@ -236,7 +236,7 @@ describe("for random conversations", () => {
         if (drawnMessages.url) seen.url++;
         const forward = !drawnMessages.url || allowUrlSources;
         if (forward) seen.forwarded++;
-        expect(sent).toEqual(forward ? [body] : []);
+        expect(sent).toEqual(forward ? [asForwarded(body)] : []);
         if (!forward) {
           expect(response.status).toBe(422);
           expect(answer).toMatchObject({

@@ -35,6 +35,7 @@ import { readRequestJson } from "./requestJson.ts";
 import { transportFor } from "./undiciTransport.ts";
 import { forward } from "./upstream.ts";
 import { usageMeter } from "./usageMeter.ts";
+import { userIdsOf } from "./userId.ts";
 
 /** What {@link createProxy} tells `onUsage` once per forwarded request. */
 export interface ProxyUsage<U = User> {
@@ -183,6 +184,7 @@ export const createProxy = <U = User>(
   const timeoutMs = options.timeoutMs ?? PROXY_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? PROXY_MAX_BODY_BYTES;
   const transport = transportFor(options.fetch);
+  const userIdOf = userIdsOf(options.apiKey);
   const report =
     options.onError ??
     ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
@@ -237,8 +239,12 @@ export const createProxy = <U = User>(
         url,
         apiKey: options.apiKey,
         version: request.headers.get("anthropic-version"),
-        // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate keys).
-        body: JSON.stringify(json.right),
+        // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate
+        // keys), with the proxy's own metadata: the signed-in user's opaque id, never the client's.
+        body: JSON.stringify({
+          ...(json.right as object),
+          metadata: { user_id: await userIdOf(key) },
+        }),
         timeoutMs,
         clock,
         transport,

@@ -9,9 +9,11 @@ import { Data } from "effect";
 export type ProxyErrorType =
   | "invalid_request_error"
   | "authentication_error"
+  | "permission_error"
   | "not_found_error"
   | "request_too_large"
   | "rate_limit_error"
+  | "overloaded_error"
   | "api_error"
   | "timeout_error";
 
@@ -35,15 +37,18 @@ export class ProxyRefusal extends Data.TaggedError("ProxyRefusal")<{
   }
 }
 
+/** The API's error body, of `type`, saying `message`. */
+export const proxyErrorBody = (type: ProxyErrorType, message: string): ProxyErrorBody => ({
+  type: "error",
+  error: { type, message },
+});
+
 export const errorResponse = (
   status: number,
   type: ProxyErrorType,
   message: string,
   headers: Readonly<Record<string, string>> = {},
-): Response => {
-  const body: ProxyErrorBody = { type: "error", error: { type, message } };
-  return Response.json(body, { status, headers });
-};
+): Response => Response.json(proxyErrorBody(type, message), { status, headers });
 
 /** The one answer to a bug: no message, no stack. */
 export const internalError = (): Response => errorResponse(500, "api_error", "internal error");

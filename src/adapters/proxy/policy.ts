@@ -1,13 +1,20 @@
 /**
- * What the proxy lets through, read off the request body: the body decoded
- * by its schema, then the model, the token cap, server tools, MCP servers,
- * URL sources and streaming, each checked against the settings. Pure:
- * nothing here goes upstream.
+ * What the proxy lets through, read off the request body: only the fields
+ * it knows, each with its rule (an allowlist: any other field is refused),
+ * the body decoded by its schema, then the model, the token cap, thinking's
+ * budget, server tools, MCP servers, containers, URL sources and streaming,
+ * each checked against the settings. Pure: nothing here goes upstream.
  */
 import { Either, Schema } from "effect";
 import { decode } from "../web/body.ts";
 import { invalid, type ProxyRefusal, STREAMING_REFUSED, unprocessable } from "./errors.ts";
 import { findUrlSource } from "./urlSources.ts";
+
+/** At most this many `stop_sequences`, as the API allows. */
+const MAX_STOP_SEQUENCES = 8_191;
+
+/** A container's id is the API's: a short string. */
+const MAX_CONTAINER_ID = 256;
 
 /** A tool as far as the proxy reads it: a plain client tool has no `type`, or `custom`. */
 const ToolEntry = Schema.Struct({
@@ -15,9 +22,25 @@ const ToolEntry = Schema.Struct({
   type: Schema.optional(Schema.String),
 });
 
+/** Extended thinking: on with a budget (under `max_tokens`), adaptive, or off. */
+const Thinking = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("enabled"),
+    budget_tokens: Schema.Int.pipe(Schema.positive()),
+  }),
+  Schema.Struct({ type: Schema.Literal("adaptive") }),
+  Schema.Struct({ type: Schema.Literal("disabled") }),
+);
+
+/** A number in [0, 1]: `temperature` and `top_p`. */
+const Unit = Schema.Number.pipe(Schema.between(0, 1));
+
 /**
- * The fields of a Messages request the proxy checks; the rest are forwarded
- * as sent, for the API to judge.
+ * Every field of a Messages request the proxy forwards, each with its rule;
+ * a request with any other field (`service_tier`, a beta's field, …) is
+ * refused, so nothing reaches upstream that the proxy did not judge.
+ * `messages`, `system` and `tool_choice` are the API's to judge; `metadata`
+ * is replaced by the proxy's own (the signed-in user's opaque id).
  */
 export const MessagesRequest = Schema.Struct({
   model: Schema.String,
@@ -26,9 +49,40 @@ export const MessagesRequest = Schema.Struct({
   system: Schema.optional(Schema.Unknown),
   stream: Schema.optional(Schema.Boolean),
   tools: Schema.optional(Schema.Array(ToolEntry)),
+  tool_choice: Schema.optional(Schema.Unknown),
   mcp_servers: Schema.optional(Schema.Array(Schema.Unknown)),
+  temperature: Schema.optional(Unit),
+  top_p: Schema.optional(Unit),
+  top_k: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  stop_sequences: Schema.optional(
+    Schema.Array(Schema.String).pipe(Schema.maxItems(MAX_STOP_SEQUENCES)),
+  ),
+  thinking: Schema.optional(Thinking),
+  metadata: Schema.optional(
+    Schema.Struct({ user_id: Schema.optional(Schema.NullOr(Schema.String)) }),
+  ),
+  container: Schema.optional(Schema.String.pipe(Schema.maxLength(MAX_CONTAINER_ID))),
 });
 export type MessagesRequest = typeof MessagesRequest.Type;
+
+/** The members each object the proxy reads may have: the allowlist, from the schema's own fields. */
+const MEMBERS: ReadonlyArray<readonly [at: string, allowed: ReadonlySet<string>]> = [
+  ["", new Set(Object.keys(MessagesRequest.fields))],
+  ["thinking", new Set(["type", "budget_tokens"])],
+  ["metadata", new Set(["user_id"])],
+];
+
+/** The first member the allowlist doesn't name, as `at.name`, if any. */
+const unknownMember = (json: unknown): string | undefined => {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  for (const [at, allowed] of MEMBERS) {
+    const value = at === "" ? json : (json as Record<string, unknown>)[at];
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    for (const name of Object.keys(value))
+      if (!allowed.has(name)) return at === "" ? name : `${at}.${name}`;
+  }
+  return undefined;
+};
 
 /** The settings the checks read. */
 export interface Policy {
@@ -61,15 +115,19 @@ const toolRefusal = (
 };
 
 /**
- * The request, decoded and checked in order: the body's fields (400 naming
- * the field), the model (422), `max_tokens` (422), server tools and MCP
- * servers (422), URL sources in the messages or the system prompt (422),
- * streaming (422).
+ * The request, decoded and checked in order: a field the allowlist doesn't
+ * name (400 naming it), the body's fields (400 naming the field), the model
+ * (422), `max_tokens` (422), thinking's budget (422), server tools and MCP
+ * servers (422), a container without code execution (422), URL sources in
+ * the messages or the system prompt (422), streaming (422).
  */
 export const checkRequest = (
   json: unknown,
   policy: Policy,
 ): Either.Either<MessagesRequest, ProxyRefusal> => {
+  const unknown = unknownMember(json);
+  if (unknown !== undefined)
+    return Either.left(invalid(`${unknown}: this proxy doesn't forward this field`));
   const decoded = decode(MessagesRequest, json);
   if (Either.isLeft(decoded)) return Either.left(invalid(decoded.left.message));
   const body = decoded.right;
@@ -83,6 +141,14 @@ export const checkRequest = (
       ),
     );
   }
+  const { thinking } = body;
+  if (thinking?.type === "enabled" && thinking.budget_tokens >= body.max_tokens) {
+    return Either.left(
+      unprocessable(
+        `thinking.budget_tokens: ${thinking.budget_tokens} must be under max_tokens (${body.max_tokens})`,
+      ),
+    );
+  }
   const tools = body.tools ?? [];
   for (let i = 0; i < tools.length; i++) {
     const refusal = toolRefusal(tools[i] as typeof ToolEntry.Type, i, policy);
@@ -90,6 +156,11 @@ export const checkRequest = (
   }
   if ((body.mcp_servers ?? []).length > 0) {
     return Either.left(unprocessable("mcp_servers: MCP servers aren't proxied"));
+  }
+  if (body.container !== undefined && !policy.codeExecution) {
+    return Either.left(
+      unprocessable("container: containers are for code execution, which isn't proxied"),
+    );
   }
   if (!policy.allowUrlSources) {
     const at = findUrlSource(body.messages, "messages") ?? findUrlSource(body.system, "system");

@@ -1,7 +1,7 @@
 /**
  * The trip upstream: the request sent with the server's key and nothing of
  * the client's, the answer passed back (the event stream as it arrives, byte
- * for byte; anything else whole), under an idle timeout on the injected
+ * for byte; anything else whole; a refusal in the proxy's words), under an idle timeout on the injected
  * clock. The answer goes back as a `Response` (answerWeb.ts), or, when the
  * proxy is served on `node:http`, straight into Node's response
  * (answerNode.ts).
@@ -10,6 +10,7 @@ import type { ServerResponse } from "node:http";
 import { answerNode } from "./answerNode.ts";
 import { answerWeb } from "./answerWeb.ts";
 import { Run, type Trip } from "./run.ts";
+import { answerRefusal } from "./upstreamErrors.ts";
 import type { UpstreamAnswer } from "./transport.ts";
 
 /** The headers of upstream's answer that reach the client; every other is dropped. */
@@ -72,6 +73,8 @@ export const forward = async (
   } catch {
     return run.failed();
   }
+  // Upstream's refusals are answered in the proxy's own words (upstreamErrors.ts).
+  if (answer.status >= 400) return answerRefusal(run, answer, node);
   const headers = passedHeaders(answer);
   return node === undefined
     ? answerWeb(run, answer, headers)
