@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type Ada,
   type UpstreamAnswer as Answer,
-  ask,
   asForwarded,
+  ask,
   bareUpstream,
   quietProxy,
   USER_TOKEN,
@@ -90,7 +90,9 @@ describe("the default way upstream", () => {
     expect([...response.headers.keys()].sort()).toEqual(["content-type", "request-id"]);
     expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
     expect(reports).toHaveLength(1);
-    expect(JSON.parse(upstream.seen.bodies[0] ?? "")).toEqual(asForwarded({ ...ask("Hi"), stream: false }));
+    expect(JSON.parse(upstream.seen.bodies[0] ?? "")).toEqual(
+      asForwarded({ ...ask("Hi"), stream: false }),
+    );
   });
 });
 

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { runs } from "../properties/runs.ts";
 import { wireJsonValue } from "../properties/wire.ts";
-import { ask, asForwarded, MODEL, proxied, USER_TOKEN } from "./fixture.ts";
+import { asForwarded, ask, MODEL, proxied, USER_TOKEN } from "./fixture.ts";
 
 type Setup = Awaited<ReturnType<typeof proxied>>;
 let setup: Setup | undefined;

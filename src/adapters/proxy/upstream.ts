@@ -10,8 +10,8 @@ import type { ServerResponse } from "node:http";
 import { answerNode } from "./answerNode.ts";
 import { answerWeb } from "./answerWeb.ts";
 import { Run, type Trip } from "./run.ts";
-import { answerRefusal } from "./upstreamErrors.ts";
 import type { UpstreamAnswer } from "./transport.ts";
+import { answerRefusal } from "./upstreamErrors.ts";
 
 /** The headers of upstream's answer that reach the client; every other is dropped. */
 const PASSED_HEADERS = ["content-type", "request-id"] as const;

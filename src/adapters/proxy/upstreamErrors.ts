@@ -51,8 +51,7 @@ export const answerRefusal = async (
   answer: UpstreamAnswer,
   node?: ServerResponse,
 ): Promise<Response | undefined> => {
-  const bytes =
-    answer.body === null ? new Uint8Array() : await readWhole(run, answer, answer.body);
+  const bytes = answer.body === null ? new Uint8Array() : await readWhole(run, answer, answer.body);
   if (bytes === undefined) return run.failed();
   run.finish();
   const type = typeOf(bytes);
