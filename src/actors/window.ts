@@ -231,6 +231,8 @@ export const openWindow = (
       failed = { error, reason };
       actor = undefined;
       turns.refuse(() => error);
+      // Its streams end, as a closed window's do: their clients open the window again.
+      log.close();
       wake();
       // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
       if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
