@@ -5,7 +5,10 @@
  * command runs once. The holder killed (SIGKILL) mid-confirmation or
  * mid-turn is taken over by another host within the lease time: the turn is
  * recorded interrupted once, the question is dead, nothing runs again, and
- * the next prompt works.
+ * the next prompt works. The holder paused (SIGSTOP) past its lease is
+ * taken over the same way; continued (SIGCONT), the Accept it is sent runs
+ * nothing, and it takes a new prompt at once. Both takeover times are
+ * printed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -157,6 +160,104 @@ describe.skipIf(!havePostgres)(postgresSuite("three host processes on one databa
     for (const { close } of streams) close();
   }, 40_000);
 
+  /** A turn through `asker` whose two questions are declined through `first` and `second`. */
+  const declinedTurn = async (
+    asker: Running,
+    [first, second]: [Running, Running],
+    client: string,
+    events: () => ReadonlyArray<LogEvent>,
+  ) => {
+    const asked = confirmIds(events()).length;
+    const answered = events().filter((e) => e._tag === "Answered").length;
+    expect((await post(asker, client, "prompt", { text: "delete them" })).status).toBe(202);
+    for (const [k, through] of [first, second].entries()) {
+      await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(asked + k + 1), {
+        timeout: 10_000,
+      });
+      const confirmId = confirmIds(events())[asked + k];
+      expect((await post(through, client, "confirm", { confirmId, accept: false })).body).toEqual({
+        result: { _tag: "Answered", answer: "declined" },
+      });
+    }
+    await vi.waitFor(
+      () => expect(events().filter((e) => e._tag === "Answered")).toHaveLength(answered + 1),
+      { timeout: 10_000 },
+    );
+  };
+
+  it("the holder paused (SIGSTOP) past its lease mid-confirmation: taken over, the turn ends interrupted once; continued (SIGCONT), the Accept sent to it and to another runs nothing, and it takes a prompt at once", async () => {
+    const client = "window-paused";
+    const [h1, h2, h3] = hosts as [Running, Running, Running];
+    const watching = await follow(h3, client);
+    const events = () => watching.stream.events();
+    expect((await post(h1, client, "prompt", { text: "delete them" })).status).toBe(202);
+    await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(1), { timeout: 10_000 });
+    const [confirmId] = confirmIds(events());
+    const before = await runs();
+    const stoppedAt = Date.now();
+    h1.child.kill("SIGSTOP");
+    let tookMs: number;
+    try {
+      // A Stop through another host: it asks the paused holder, hears nothing within the lease,
+      // and takes the window over, recording the turn in flight interrupted.
+      expect((await post(h2, client, "stop", {})).status).toBe(204);
+      await vi.waitFor(() => expect(events().filter((e) => e._tag === "Failed")).toHaveLength(1), {
+        timeout: 15_000,
+        interval: 10,
+      });
+      tookMs = Date.now() - stoppedAt;
+    } finally {
+      h1.child.kill("SIGCONT");
+    }
+    console.info(`SIGSTOP of the holder: taken over in ${tookMs} ms (leaseMs ${LEASE_MS})`);
+    expect(tookMs).toBeLessThan(LEASE_MS * 3);
+    expect(events().find((e) => e._tag === "Failed")).toMatchObject({
+      turn: 1,
+      error: "interrupted",
+    });
+    // The user's Accept reaches the ex-holder as it goes on, and another host: refused by both.
+    const late = await post(h1, client, "confirm", { confirmId, accept: true });
+    expect(late.status).toBe(200);
+    expect(late.body).toEqual({ result: { _tag: "UnknownConfirmation" } });
+    const elsewhere = await post(h2, client, "confirm", { confirmId, accept: true });
+    expect(elsewhere.body).toEqual({ result: { _tag: "UnknownConfirmation" } });
+    // It takes a new prompt at once: it learnt from the store that it no longer writes the window.
+    const promptedAt = Date.now();
+    const prompt = async () => (await post(h1, client, "prompt", { text: "delete them" })).status;
+    let status = await prompt();
+    while (status === 409 && Date.now() - promptedAt < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = await prompt();
+    }
+    const refusedMs = Date.now() - promptedAt;
+    console.info(`the continued ex-holder took a new prompt after ${refusedMs} ms`);
+    expect(status).toBe(202);
+    expect(refusedMs).toBeLessThan(LEASE_MS);
+    await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(2), { timeout: 10_000 });
+    for (const [k, through] of [h3, h2].entries()) {
+      if (k === 1)
+        await vi.waitFor(() => expect(confirmIds(events())).toHaveLength(3), { timeout: 10_000 });
+      const next = confirmIds(events())[1 + k];
+      expect(
+        (await post(through, client, "confirm", { confirmId: next, accept: false })).body,
+      ).toEqual({ result: { _tag: "Answered", answer: "declined" } });
+    }
+    // And the next prompts work from the other hosts.
+    await declinedTurn(h2, [h1, h3], client, events);
+    await declinedTurn(h3, [h2, h1], client, events);
+    expect(events().filter((e) => e._tag === "Failed")).toHaveLength(1);
+    expect(
+      events()
+        .filter((e) => e._tag === "TurnStarted")
+        .map((e) => e.turn),
+    ).toEqual([1, 2, 3, 4]);
+    const seqs = events().map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    // Nothing ran: the delete asked before the pause was accepted too late, the others declined.
+    expect(await runs()).toEqual(before);
+    watching.close();
+  }, 90_000);
+
   it("the holder killed mid-confirmation: another host takes over within the lease, the turn ends interrupted once, the question is dead, the next prompt works", async () => {
     const client = "window-2";
     const [h1, h2, h3] = hosts as [Running, Running, Running];
@@ -174,6 +275,7 @@ describe.skipIf(!havePostgres)(postgresSuite("three host processes on one databa
     const tookMs = Date.now() - killedAt;
     expect(answer.body).toEqual({ result: { _tag: "UnknownConfirmation" } });
     // Asked of the dead holder (no reply within the lease time), then taken over: its lease lapsed.
+    console.info(`kill -9 of the holder: taken over in ${tookMs} ms (leaseMs ${LEASE_MS})`);
     expect(tookMs).toBeGreaterThanOrEqual(LEASE_MS - HEARTBEAT_MS);
     expect(tookMs).toBeLessThan(LEASE_MS * 3);
     await vi.waitFor(() => expect(events().filter((e) => e._tag === "Failed")).toHaveLength(1));
