@@ -235,6 +235,8 @@ describe("public exports", () => {
   it("elyra-assistant/mcp", () => {
     expect(Object.keys(mcp).sort()).toMatchInlineSnapshot(`
       [
+        "MCP_MAX_MESSAGE_BYTES",
+        "MCP_MAX_MESSAGE_VALUES",
         "MCP_SESSIONS_MAX",
         "MCP_SESSIONS_PER_USER",
         "MCP_SESSION_IDLE_MS",

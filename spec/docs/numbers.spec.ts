@@ -29,6 +29,8 @@ import { MAX_NAME } from "../../src/actors/toolRunner.ts";
 import { MAX_BEHIND } from "../../src/actors/windowFollow.ts";
 import { MAX_ARGS_TEXT } from "../../src/adapters/mcp/elicitationConfirmer.ts";
 import {
+  MCP_MAX_MESSAGE_BYTES,
+  MCP_MAX_MESSAGE_VALUES,
   MCP_SESSION_IDLE_MS,
   MCP_SESSIONS_MAX,
   MCP_SESSIONS_PER_USER,
@@ -493,6 +495,28 @@ const claims: ReadonlyArray<Claim> = [
     quotes: [
       ...mcp("| `maxSessionsPerUser` | {N} |"),
       ...backend("| MCP over HTTP | {N} sessions per user"),
+    ],
+  },
+  {
+    constant: "MCP_MAX_MESSAGE_BYTES (maxMessageBytes)",
+    value: MCP_MAX_MESSAGE_BYTES,
+    quotes: [
+      ...mcp(
+        "| `maxMessageBytes` | {N} |",
+        "at most `maxMessageBytes` bytes ({N} unless given)",
+        "may be at most {N}.",
+      ),
+    ],
+  },
+  {
+    constant: "MCP_MAX_MESSAGE_VALUES (maxMessageValues)",
+    value: MCP_MAX_MESSAGE_VALUES,
+    quotes: [
+      ...mcp(
+        "| `maxMessageValues` | {N} |",
+        "at most `maxMessageValues` values ({N} unless given)",
+        "may hold at most {N} (each list item",
+      ),
     ],
   },
   {

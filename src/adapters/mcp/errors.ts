@@ -2,8 +2,9 @@
 import { Data } from "effect";
 
 /**
- * Options `mcpHttp` cannot run with (a cap or a timeout that would let
- * sessions pile up, or open none): thrown when it is called.
+ * Options `mcpHttp` or `serveMcpStdio` cannot run with (a cap, a bound or a
+ * timeout that would let sessions pile up, or open none): thrown when it is
+ * called.
  *
  * @example
  * ```ts
@@ -17,8 +18,10 @@ import { Data } from "effect";
  */
 export class McpConfigError extends Data.TaggedError("McpConfigError")<{
   readonly reason: string;
+  /** The function given them: `mcpHttp` unless said. */
+  readonly entry?: string;
 }> {
   override get message(): string {
-    return `mcpHttp: ${this.reason}`;
+    return `${this.entry ?? "mcpHttp"}: ${this.reason}`;
   }
 }

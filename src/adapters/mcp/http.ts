@@ -11,10 +11,14 @@ import type { App } from "../../runtime/commands/app.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
 import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
+import { readMessageBody, rpcError } from "./httpBody.ts";
 import {
+  MCP_MAX_MESSAGE_BYTES,
+  MCP_MAX_MESSAGE_VALUES,
   MCP_SESSION_IDLE_MS,
   MCP_SESSIONS_MAX,
   MCP_SESSIONS_PER_USER,
+  messageLimits,
   sessionLimits,
 } from "./limits.ts";
 import { streamableHttpSdk } from "./sdk.ts";
@@ -41,6 +45,16 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "user"> {
   readonly maxSessionsPerUser?: number;
   /** Sessions open in all ({@link MCP_SESSIONS_MAX}); past it a new one is refused (503). */
   readonly maxSessions?: number;
+  /**
+   * Bytes one request's body may be ({@link MCP_MAX_MESSAGE_BYTES}); a bigger
+   * one is refused (413) without being read past the bound.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * Values one request may hold, every list item and field counted
+   * ({@link MCP_MAX_MESSAGE_VALUES}); more are refused (413) before the body is parsed.
+   */
+  readonly maxMessageValues?: number;
   /** Time, for idle sessions: the wall clock unless given. */
   readonly clock?: Clock;
   /** Session ids: random UUIDs unless given. They must be unguessable; inject others only in tests. */
@@ -66,10 +80,6 @@ interface Held {
 }
 
 type Session = Slot<User | undefined, Held>;
-
-/** A JSON-RPC error answer with no id, as the SDK's transport writes its own. */
-const rpcError = (status: number, code: number, message: string): Response =>
-  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 
 /** The answer to a session that can't be opened. */
 const refusalOf = (admission: Exclude<Admission<unknown, unknown>, { _tag: "Admitted" }>) => {
@@ -113,12 +123,15 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
     idleTimeoutMs,
     maxSessions,
     maxSessionsPerUser,
+    maxMessageBytes,
+    maxMessageValues,
     clock = systemClock,
     sessionIds = () => crypto.randomUUID(),
     sameUser = (a, b) => canonicalJson(a) === canonicalJson(b),
     ...serverOptions
   } = options;
   const limits = sessionLimits({ idleTimeoutMs, maxSessions, maxSessionsPerUser });
+  const bounds = messageLimits({ maxMessageBytes, maxMessageValues }, "mcpHttp");
   // Without authenticate there are no users to tell apart: every session is the anonymous one's.
   const same = (a: User | undefined, b: User | undefined): boolean =>
     a === undefined || b === undefined ? a === b : sameUser(a, b);
@@ -145,7 +158,11 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
     (sweeper as { unref?: () => void } | undefined)?.unref?.();
   };
 
-  const open = async (request: Request, user: User | undefined): Promise<Response> => {
+  const open = async (
+    request: Request,
+    user: User | undefined,
+    parsedBody: unknown,
+  ): Promise<Response> => {
     const admission = sessions.admit(user, (usage): Held => {
       const transport = new streamableHttpSdk.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: sessionIds,
@@ -173,7 +190,7 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
     transport.onclose = () => sessions.remove(session);
     try {
       await server.connect(transport);
-      return await transport.handleRequest(request);
+      return await transport.handleRequest(request, { parsedBody });
     } finally {
       // Anything but an initialize request leaves no session: nothing to keep.
       if (session.id === undefined) await end(session);
@@ -189,12 +206,19 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
         return refusalResponse(401, "unauthenticated", UNAUTHENTICATED);
       user = found;
     }
+    // A POST's body is read and parsed here, within the bounds, so the SDK never reads it.
+    let parsedBody: unknown;
+    if (request.method === "POST") {
+      const read = await readMessageBody(request, bounds);
+      if (read._tag === "Refused") return read.response;
+      parsedBody = read.message;
+    }
     const id = request.headers.get("mcp-session-id");
     if (id === null) {
       if (request.method !== "POST") {
         return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
       }
-      return open(request, user);
+      return open(request, user, parsedBody);
     }
     const session = sessions.find(id);
     // Another user's session is answered as though it didn't exist.
@@ -203,7 +227,10 @@ export const mcpHttp = (app: App, options: McpHttpOptions = {}): McpHttpHandler 
     }
     sessions.touch(session);
     try {
-      return await session.value.transport.handleRequest(request);
+      return await session.value.transport.handleRequest(
+        request,
+        request.method === "POST" ? { parsedBody } : undefined,
+      );
     } finally {
       sessions.touch(session);
     }

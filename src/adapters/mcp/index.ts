@@ -13,7 +13,13 @@ export {
   type McpHttpOptions,
   mcpHttp,
 } from "./http.ts";
-export { MCP_SESSION_IDLE_MS, MCP_SESSIONS_MAX, MCP_SESSIONS_PER_USER } from "./limits.ts";
+export {
+  MCP_MAX_MESSAGE_BYTES,
+  MCP_MAX_MESSAGE_VALUES,
+  MCP_SESSION_IDLE_MS,
+  MCP_SESSIONS_MAX,
+  MCP_SESSIONS_PER_USER,
+} from "./limits.ts";
 export { cannotConfirmText } from "./results.ts";
 export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
 export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./stdio.ts";

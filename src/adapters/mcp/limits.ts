@@ -1,6 +1,17 @@
-/** The caps on `mcpHttp`'s sessions and how long one may idle: the defaults, and the check of what is given. */
+/**
+ * The caps on `mcpHttp`'s sessions and how long one may idle, and the bounds
+ * on one message of either transport: the defaults, and the check of what is
+ * given.
+ */
 import { McpConfigError } from "./errors.ts";
+import type { MessageLimits } from "./messageBounds.ts";
 import type { SessionLimits } from "./sessions.ts";
+
+/** The most bytes one MCP message may be (a POST body, a stdio line): 1 MiB. */
+export const MCP_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** The most values one MCP message may hold (list items and fields): 4 096. */
+export const MCP_MAX_MESSAGE_VALUES = 4096;
 
 /** How long a session may go without a request before it ends: 30 minutes. */
 export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -36,5 +47,29 @@ export const sessionLimits = (
     throw new McpConfigError({
       reason: `idleTimeoutMs must be a positive, finite number of milliseconds, not ${String(limits.idleTimeoutMs)}`,
     });
+  return limits;
+};
+
+/**
+ * The message bounds a transport was given, defaults filled in and checked:
+ * a bound that isn't a whole number above 0 is misuse, thrown as
+ * `McpConfigError` naming `entry` (`mcpHttp`, `serveMcpStdio`).
+ */
+export const messageLimits = (
+  options: { readonly [K in keyof MessageLimits]?: MessageLimits[K] | undefined },
+  entry: string,
+): MessageLimits => {
+  const limits = {
+    maxMessageBytes: options.maxMessageBytes ?? MCP_MAX_MESSAGE_BYTES,
+    maxMessageValues: options.maxMessageValues ?? MCP_MAX_MESSAGE_VALUES,
+  };
+  for (const name of ["maxMessageBytes", "maxMessageValues"] as const) {
+    const value = limits[name];
+    if (!Number.isInteger(value) || value < 1)
+      throw new McpConfigError({
+        reason: `${name} must be a whole number above 0, not ${String(value)}`,
+        entry,
+      });
+  }
   return limits;
 };

@@ -5,15 +5,27 @@
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { App } from "../../runtime/commands/app.ts";
+import { MCP_MAX_MESSAGE_BYTES, MCP_MAX_MESSAGE_VALUES, messageLimits } from "./limits.ts";
 import { stdioSdk } from "./sdk.ts";
 import { type McpServerOptions, mcpServer } from "./server.ts";
+import { boundedLines } from "./stdioBounds.ts";
 
-/** Options of {@link serveMcpStdio}: those of `mcpServer`, and the streams (tests). */
+/** Options of {@link serveMcpStdio}: those of `mcpServer`, the message bounds, and the streams (tests). */
 export interface McpStdioOptions extends McpServerOptions {
   /** Read from: `process.stdin` unless given. */
   readonly stdin?: Readable;
   /** Written to, by the protocol alone: `process.stdout` unless given. */
   readonly stdout?: Writable;
+  /**
+   * Bytes one message (one line) may be ({@link MCP_MAX_MESSAGE_BYTES}); a
+   * longer line is skipped to its end unkept and answered with an error.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * Values one message may hold, every list item and field counted
+   * ({@link MCP_MAX_MESSAGE_VALUES}); more are answered with an error before the line is parsed.
+   */
+  readonly maxMessageValues?: number;
 }
 
 /** A server being served over stdio. */
@@ -40,9 +52,19 @@ const QUIET = ["log", "info", "debug"] as const;
  * ```
  */
 export const serveMcpStdio = async (app: App, options: McpStdioOptions = {}): Promise<McpStdio> => {
-  const { stdin = process.stdin, stdout = process.stdout, ...serverOptions } = options;
+  const {
+    stdin = process.stdin,
+    stdout = process.stdout,
+    maxMessageBytes,
+    maxMessageValues,
+    ...serverOptions
+  } = options;
+  const limits = messageLimits({ maxMessageBytes, maxMessageValues }, "serveMcpStdio");
   const server = mcpServer(app, serverOptions);
-  const transport = new stdioSdk.StdioServerTransport(stdin, stdout);
+  // Each line is checked against the bounds before the SDK's transport parses it.
+  const lines = boundedLines(limits, (answer) => stdout.write(answer));
+  stdin.pipe(lines);
+  const transport = new stdioSdk.StdioServerTransport(lines, stdout);
 
   const saved = QUIET.map((name) => [name, console[name]] as const);
   if (stdout === process.stdout) {
@@ -58,6 +80,9 @@ export const serveMcpStdio = async (app: App, options: McpStdioOptions = {}): Pr
     closing ??= (async () => {
       stdin.off("end", onEnd);
       await server.close();
+      stdin.unpipe(lines);
+      // As the SDK's transport does for its input: nothing else reads it, so it stops.
+      if (stdin.listenerCount("data") === 0) stdin.pause();
       for (const [name, log] of saved) console[name] = log;
       ended();
     })();

@@ -4,10 +4,11 @@
  * {@link MAX_JSON_DEPTH} are refused before any decoding. One pass decides,
  * stopping at the first problem. Only a refusal is checked again, to report
  * its problems, with the parts whose count the input decides (the elements of
- * an array, the values of a record) behind gates: once enough of them failed
- * for {@link issuesOf} to be capped, the rest are not checked, only marked.
+ * an array, the values of a record, the properties a struct lacks) behind
+ * gates: once enough of them failed for {@link issuesOf} to be capped, the
+ * rest are not checked, only marked.
  */
-import { SchemaAST as AST, Either, ParseResult, Schema } from "effect";
+import { SchemaAST as AST, Either, ParseResult, Predicate, Schema } from "effect";
 import { MAX_JSON_DEPTH, valueNestedDeeper } from "../json.ts";
 import { MAX_ISSUES, NOT_CHECKED, reportOf } from "./issues.ts";
 
@@ -76,7 +77,8 @@ const checkThrew = (error: unknown): string => {
 
 /**
  * `ast` with a gate before every element of an array's rest and every value
- * of a record. What holds a gate is rebuilt around it, annotations kept, so
+ * of a record, and a struct's unexpected properties told by a gate of their
+ * own (effect tells every one of them, each one's message made anew). What holds a gate is rebuilt around it, annotations kept, so
  * each message is the schema's own: structs, tuples, refinements, recursive
  * schemas and unions (which are decided again by the schema itself when a
  * gate left part of them unchecked). Transformations and declarations are
@@ -106,9 +108,10 @@ const gated = (ast: AST.AST, budget: Budget): AST.AST => {
       }
       case "TypeLiteral": {
         const properties = node.propertySignatures.map((p) => [p, go(p.type)] as const);
+        if (node.propertySignatures.length === 0 && node.indexSignatures.length === 0) return node;
         if (node.indexSignatures.length === 0 && properties.every(([p, type]) => type === p.type))
-          return node;
-        return new AST.TypeLiteral(
+          return excessGate(node, node);
+        const rebuilt = new AST.TypeLiteral(
           properties.map(
             ([p, type]) =>
               new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations),
@@ -118,6 +121,7 @@ const gated = (ast: AST.AST, budget: Budget): AST.AST => {
           ),
           node.annotations,
         );
+        return excessGate(node, rebuilt);
       }
       case "Union": {
         const members = node.types.map(go);
@@ -180,6 +184,62 @@ const gated = (ast: AST.AST, budget: Budget): AST.AST => {
       return first === undefined
         ? Either.right(input)
         : Either.left(new ParseResult.Composite(array, input, [first, ...more]));
+    });
+  };
+
+  /**
+   * A struct whose unexpected properties are told here, each one counted,
+   * while the budget lasts (a mark stands for the rest); the struct itself
+   * (`inner`) is checked on the properties it expects, in effect's words.
+   * The same messages, in the same order (unexpected ones first), as effect's
+   * own check, at a cost that does not grow with the unexpected properties.
+   */
+  const excessGate = (original: AST.TypeLiteral, inner: AST.AST): AST.AST => {
+    const check = ParseResult.decodeUnknownEither(Schema.make(inner));
+    const expectedAst = AST.Union.make([
+      ...original.indexSignatures.map((i) => i.parameter),
+      ...original.propertySignatures.map((p) =>
+        typeof p.name === "symbol" ? new AST.UniqueSymbol(p.name) : new AST.Literal(p.name),
+      ),
+    ]);
+    const expected = ParseResult.decodeUnknownEither(Schema.make(expectedAst));
+    const message = `is unexpected, expected: ${String(expectedAst)}`;
+    const names = original.propertySignatures.map((p) => p.name);
+    const open = original.indexSignatures.length > 0;
+    return declaration(original, (input, options) => {
+      if (!Predicate.isRecord(input)) return check(input, options);
+      const record = input as Record<PropertyKey, unknown>;
+      const told: ParseResult.ParseIssue[] = [];
+      // An open struct (with an index signature) keeps every key it expects; a closed one, its names.
+      const kept: Record<PropertyKey, unknown> = {};
+      let marked = false;
+      for (const key of Reflect.ownKeys(record)) {
+        if (Either.isRight(expected(key))) {
+          if (open) kept[key] = record[key];
+          continue;
+        }
+        if (marked) {
+          if (open) continue;
+          break;
+        }
+        if (spent()) {
+          told.push(new ParseResult.Pointer(key, record, unchecked(record[key])));
+          marked = true;
+          continue;
+        }
+        budget.failures += 1;
+        told.push(
+          new ParseResult.Pointer(key, record, new ParseResult.Unexpected(record[key], message)),
+        );
+      }
+      if (told.length === 0) return check(input, options);
+      if (!open)
+        for (const name of names) if (Object.hasOwn(record, name)) kept[name] = record[name];
+      const checked = check(kept, options);
+      const [first, ...more] = Either.isLeft(checked) ? [...told, checked.left] : told;
+      return Either.left(
+        new ParseResult.Composite(original, input, [first as ParseResult.ParseIssue, ...more]),
+      );
     });
   };
 

@@ -12,6 +12,13 @@ export const MAX_ISSUES = 20;
 export const MAX_LINE = 300;
 
 /**
+ * How much of an issue's message is read: effect's message quotes the value
+ * whole (`Expected number, actual "…820 KiB…"`), and a line tells at most
+ * {@link MAX_LINE} characters of it, so the rest is never matched or merged.
+ */
+const MAX_MESSAGE_READ = 4 * MAX_LINE;
+
+/**
  * The message of a part a capped check left unchecked (see argumentDecoder):
  * nothing after it is told, since what it hides would have come first.
  */
@@ -55,13 +62,17 @@ export const reportOf = (
       cut = !capped;
       break;
     }
+    const message =
+      issue.message.length > MAX_MESSAGE_READ
+        ? issue.message.slice(0, MAX_MESSAGE_READ)
+        : issue.message;
     // An optional field is a union with undefined: its "Expected undefined" says nothing when
     // the field's own schema reported something at or below the same path.
-    if (UNDEFINED.test(issue.message) && (below.get(keys[i] ?? "") ?? 0) > 1) continue;
+    if (UNDEFINED.test(message) && (below.get(keys[i] ?? "") ?? 0) > 1) continue;
     const path = pathText(issue.path);
     const messages = byPath.get(path);
-    if (messages !== undefined) messages.push(issue.message);
-    else if (byPath.size < MAX_ISSUES) byPath.set(path, [issue.message]);
+    if (messages !== undefined) messages.push(message);
+    else if (byPath.size < MAX_ISSUES) byPath.set(path, [message]);
     else capped = true;
   }
   const issues: Issue[] = [];
