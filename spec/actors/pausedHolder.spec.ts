@@ -14,6 +14,7 @@ import {
   type EventStore,
   type Host,
   LeaseLost,
+  type LogEvent,
   type StoreChange,
 } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
@@ -101,13 +102,15 @@ afterEach(async () => {
 });
 
 /** Host 0 asks to confirm `delete 1`, is paused, and host 1 takes the window over with a turn of its own. */
-const takenOverWhilePaused = async () => {
+const takenOverWhilePaused = async (seen?: LogEvent[]) => {
   const model = fakeModel()
     .toolCall("customers_delete", { id: 1 })
     .says("Taken over.")
     .says("Hello again.");
   const c = twoHosts(model);
   open = c.hosts;
+  // A reader on host 0 from the start: a page following the window there.
+  c.a.events$().subscribe((event) => void seen?.push(event));
   void c.a.prompt("delete 1").catch(() => undefined);
   await vi.waitFor(async () => expect(await c.confirmIds()).toHaveLength(1));
   const [confirmId] = await c.confirmIds();
@@ -151,6 +154,22 @@ describe("a holder paused past its lease, then continued", () => {
     // And the window is usable from host 0 afterwards.
     expect(await c.a.prompt("hello")).toMatchObject({ _tag: "Answered", turn: 3 });
     expect(c.spies.runs.get("customers_delete")).toBeUndefined();
+  });
+});
+
+describe("a reader on the holder paused past its lease", () => {
+  it.each([
+    ["reading the log first", true],
+    ["the Accept first", false],
+  ])("sees every stored event once, in order (%s)", async (_, feedFirst) => {
+    const seen: LogEvent[] = [];
+    const c = await takenOverWhilePaused(seen);
+    const letGo = c.resume(feedFirst);
+    await c.a.confirm(c.confirmId, true);
+    letGo();
+    expect(await c.a.prompt("hello")).toMatchObject({ _tag: "Answered", turn: 3 });
+    const stored = await c.shared.read(STREAM);
+    await vi.waitFor(() => expect(seen).toEqual(stored));
   });
 });
 

@@ -100,6 +100,8 @@ class LogOfWindow implements WindowLog {
   #catchingUp: Promise<"kept" | "read" | "foreign"> | undefined;
   /** Whether the log has been (or is being) read: until then there is nothing to catch up with. */
   #reading = false;
+  /** Whether a reload has read the log whole once. */
+  #loaded = false;
   /** The reload in flight: a catch-up waits for it (it reads the log from its start). */
   #reloading: Promise<unknown> = Promise.resolve();
   /**
@@ -225,6 +227,8 @@ class LogOfWindow implements WindowLog {
 
   async #reload(): Promise<ReadonlyArray<LogEvent>> {
     await this.#queue;
+    // Read before (not the window's first read): what others wrote since then is told below.
+    const told = this.#loaded ? this.#lastSeq : undefined;
     // The store's own last seq, asked first: `read` skips events of types this code does not
     // know (a newer version's), so the last one read may be older than the stream's last.
     this.#refused = undefined;
@@ -240,6 +244,10 @@ class LogOfWindow implements WindowLog {
     this.#lastSeq = Math.max(storedSeq, events.at(-1)?.seq ?? 0);
     const first = events[0];
     this.#epoch = first === undefined ? undefined : epochOf(first.at);
+    this.#loaded = true;
+    // A rebuild after a crash (or a lease lost) reads what other hosts wrote since this window
+    // last read its log: its streams are told it too, in order, as a catch-up would tell it.
+    if (told !== undefined) for (const e of events) if (e.seq > told) this.#appended.next(e);
     return events;
   }
 
