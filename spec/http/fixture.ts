@@ -17,7 +17,10 @@ export const users: Readonly<Record<string, TestUser>> = {
   bob: { name: "Bob", abilities: ["customers.*", "invoices.view"] },
   eve: { name: "Eve", abilities: ["customers.view"] },
   /** Signed in by a session alone: neither an id nor a name to keep anything under. */
-  anon: { session: "session-token-0123456789", abilities: ["customers.view"] } as unknown as TestUser,
+  anon: {
+    session: "session-token-0123456789",
+    abilities: ["customers.view"],
+  } as unknown as TestUser,
 };
 
 export interface Call {

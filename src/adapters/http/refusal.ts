@@ -13,7 +13,7 @@ import type { ErrorType } from "./contract.ts";
 
 /** A request refused with a status and an {@link ErrorBody}. */
 export class HttpRefusal extends Data.TaggedError("HttpRefusal")<{
-  readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413;
+  readonly status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413;
   readonly type: ErrorType;
   readonly message: string;
   /** Headers the answer carries, e.g. `allow` on a 405. */
@@ -40,6 +40,13 @@ export const badRequest = (message: string) =>
 
 export const tooLarge = (limit: number) =>
   new HttpRefusal({ status: 413, type: "tooLarge", message: `the body is over ${limit} bytes` });
+
+export const tooSlow = (limitMs: number) =>
+  new HttpRefusal({
+    status: 408,
+    type: "tooSlow",
+    message: `the body took over ${limitMs / 1000} s to arrive`,
+  });
 
 export const notFound = () =>
   new HttpRefusal({ status: 404, type: "notFound", message: "no such route" });
@@ -69,9 +76,17 @@ const LIVE_STATUS: Record<LiveQueryRefused["reason"], 400 | 403 | 409> = {
   closed: 409,
 };
 
-/** A body, header or query that could not be read: 413 or 400. */
-export const fromBody = (problem: BodyProblem): HttpRefusal =>
-  problem._tag === "TooLarge" ? tooLarge(problem.limit) : badRequest(problem.message);
+/** A body, header or query that could not be read: 413, 408 or 400. */
+export const fromBody = (problem: BodyProblem): HttpRefusal => {
+  switch (problem._tag) {
+    case "TooLarge":
+      return tooLarge(problem.limit);
+    case "TooSlow":
+      return tooSlow(problem.limitMs);
+    case "Unreadable":
+      return badRequest(problem.message);
+  }
+};
 
 /** The answer to one of the host's refusals, or undefined for an error that is a bug. */
 export const refusalOf = (error: unknown): HttpRefusal | undefined => {

@@ -18,6 +18,7 @@ import type { UsageStore } from "../../runtime/ports/usageStore.ts";
 import type { BodyProblem } from "../web/body.ts";
 import { ANSWER_ON_NODE, type AnswersOnNode } from "../web/nodeAnswer.ts";
 import {
+  bodyTooSlow,
   internalError,
   invalid,
   limitUnavailable,
@@ -86,6 +87,8 @@ export interface ProxyOptions<U = User> {
   readonly timeoutMs?: number;
   /** The largest request body taken: 32 MB, the API's own limit. */
   readonly maxBodyBytes?: number;
+  /** How long a request's body may take to arrive in all: 60 000 ms; later is a 408, and the connection is closed. */
+  readonly bodyTimeoutMs?: number;
   /** The clock of the timeout and the rate limit: `systemClock`; `simulatedClock()` in tests. */
   readonly clock?: Clock;
   /**
@@ -129,11 +132,21 @@ const pathOf = (url: string): string => {
 };
 
 /** What the shared reader could not read, in the API's words. */
-const fromBody = (problem: BodyProblem): ProxyRefusal =>
-  problem._tag === "TooLarge" ? tooLarge(problem.limit) : invalid(problem.message);
+const fromBody = (problem: BodyProblem): ProxyRefusal => {
+  switch (problem._tag) {
+    case "TooLarge":
+      return tooLarge(problem.limit);
+    case "TooSlow":
+      return bodyTooSlow(problem.limitMs);
+    case "Unreadable":
+      return invalid(problem.message);
+  }
+};
 
 /** How long upstream may send nothing unless `timeoutMs` is given: 120 s. */
 export const PROXY_TIMEOUT_MS = 120_000;
+/** How long a request body may take to arrive unless `bodyTimeoutMs` is given: 60 s. */
+export const PROXY_BODY_TIMEOUT_MS = 60_000;
 /** The largest request body read unless `maxBodyBytes` is given: 32 MB, the API's own limit. */
 export const PROXY_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -183,6 +196,7 @@ export const createProxy = <U = User>(
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? PROXY_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? PROXY_MAX_BODY_BYTES;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? PROXY_BODY_TIMEOUT_MS;
   const transport = transportFor(options.fetch);
   const userIdOf = userIdsOf(options.apiKey);
   const report =
@@ -226,7 +240,7 @@ export const createProxy = <U = User>(
     if (user === undefined || user === null) throw unauthenticated();
     const key = keyOf(user);
 
-    const json = await readRequestJson(request, maxBodyBytes);
+    const json = await readRequestJson(request, maxBodyBytes, bodyTimeoutMs);
     if (Either.isLeft(json)) throw fromBody(json.left);
     const checked = checkRequest(json.right, policy);
     if (Either.isLeft(checked)) throw checked.left;

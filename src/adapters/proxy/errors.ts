@@ -25,7 +25,7 @@ export interface ProxyErrorBody {
 
 /** A request answered by the proxy itself: refused, or failed upstream. Never a bug. */
 export class ProxyRefusal extends Data.TaggedError("ProxyRefusal")<{
-  readonly status: 400 | 401 | 404 | 405 | 413 | 422 | 429 | 502 | 503 | 504;
+  readonly status: 400 | 401 | 404 | 405 | 408 | 413 | 422 | 429 | 502 | 503 | 504;
   readonly type: ProxyErrorType;
   readonly message: string;
   /** Headers the answer carries (`retry-after` on a 429, `allow` on a 405). */
@@ -79,6 +79,14 @@ export const tooLarge = (limit: number) =>
     status: 413,
     type: "request_too_large",
     message: `the body is over ${limit} bytes`,
+  });
+
+/** The body had not all arrived in time: 408 (and the connection is closed). */
+export const bodyTooSlow = (limitMs: number) =>
+  new ProxyRefusal({
+    status: 408,
+    type: "timeout_error",
+    message: `the body took over ${limitMs / 1000} s to arrive`,
   });
 
 /** A request the API would take but this proxy does not: 422, naming what. */

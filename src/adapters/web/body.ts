@@ -13,10 +13,15 @@ import { MAX_JSON_DEPTH, textNestedDeeper } from "../../runtime/json.ts";
  * is not (whole, UTF-8) JSON or nests too deep, or a value its schema refuses
  * (`message` names each field: `text: expected string, got 5`).
  */
-export type BodyProblem = TooLarge | Unreadable;
+export type BodyProblem = TooLarge | TooSlow | Unreadable;
 export interface TooLarge {
   readonly _tag: "TooLarge";
   readonly limit: number;
+}
+/** The body had not all arrived `limitMs` after it was first read. */
+export interface TooSlow {
+  readonly _tag: "TooSlow";
+  readonly limitMs: number;
 }
 export interface Unreadable {
   readonly _tag: "Unreadable";
@@ -24,27 +29,69 @@ export interface Unreadable {
 }
 
 const tooLarge = (limit: number): TooLarge => ({ _tag: "TooLarge", limit });
+export const tooSlow = (limitMs: number): TooSlow => ({ _tag: "TooSlow", limitMs });
+
+/**
+ * How long a body may take to arrive in all, unless an adapter is told
+ * otherwise: 10 s, where Node's own bound is its `requestTimeout` (300 s).
+ */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/**
+ * `read` unless `timeoutMs` passes first: then `cancel` is called (so what
+ * `read` waits on ends) and {@link TooSlow} is the answer.
+ */
+export const withinBodyTime = async <T>(
+  read: Promise<T>,
+  timeoutMs: number,
+  cancel: () => void,
+): Promise<T | TooSlow> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<TooSlow>((resolve) => {
+    timer = setTimeout(() => {
+      cancel();
+      resolve(tooSlow(timeoutMs));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const isTooSlow = (value: unknown): value is TooSlow =>
+  (value as { _tag?: unknown } | null)?._tag === "TooSlow";
 const badRequest = (message: string): Unreadable => ({ _tag: "Unreadable", message });
 
 /**
- * Reads the body as JSON: refused when over `limit` bytes, not UTF-8, nested
- * deeper than {@link MAX_JSON_DEPTH} levels (checked before it is parsed) or
- * not JSON.
+ * Reads the body as JSON: refused when over `limit` bytes, not all arrived
+ * within `timeoutMs` ({@link BODY_TIMEOUT_MS} unless given), not UTF-8,
+ * nested deeper than {@link MAX_JSON_DEPTH} levels (checked before it is
+ * parsed) or not JSON.
  */
 export const readJson = async (
   request: Request,
   limit: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
 ): Promise<Either.Either<unknown, BodyProblem>> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) return Either.left(tooLarge(limit));
   if (request.body === null) return Either.left(badRequest(NOT_JSON));
   // Counted as it arrives: a missing or lying content-length must not let a body grow unbounded.
   const reader = request.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  const deadline = Date.now() + timeoutMs;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     // A body that breaks off (the client left) is a bad request, not a failure of the host.
-    const read = await reader.read().catch(() => undefined);
+    const read = await withinBodyTime(
+      reader.read().catch(() => undefined),
+      Math.max(0, deadline - Date.now()),
+      cancel,
+    );
+    if (isTooSlow(read)) return Either.left(tooSlow(timeoutMs));
     if (read === undefined) return Either.left(badRequest("the body was cut off"));
     const { done, value } = read;
     if (done) break;

@@ -19,15 +19,34 @@ export interface NodeListenerOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/**
+ * An answer given before the request's body all arrived (a refusal that
+ * read none of it, or stopped reading: too large, too slow) closes the
+ * connection once it is sent, and says so (`connection: close`): the
+ * rest of the body can't be told from a next request, and a client that
+ * kept the connection alive would send its next request on one that is
+ * then torn down.
+ */
+const closeIfUnread = (env: HttpBindings | Http2Bindings): void => {
+  const { incoming, outgoing } = env;
+  if (!(outgoing instanceof ServerResponse) || incoming.complete || outgoing.headersSent) return;
+  outgoing.setHeader("connection", "close");
+};
+
 /** The handler as the listener calls it: by its own {@link NodeAnswer} on an HTTP/1 response, if it has one. */
 const callbackOf = (handle: FetchHandler) => {
   const onNode: NodeAnswer | undefined = (handle as AnswersOnNode)[ANSWER_ON_NODE];
-  if (onNode === undefined) return (request: Request) => handle(request);
   return async (request: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     // An HTTP/2 compatibility response is answered the web way.
-    if (!(env.outgoing instanceof ServerResponse)) return handle(request);
-    // Answered already: the listener writes nothing more.
-    return (await onNode(request, env.outgoing)) ?? RESPONSE_ALREADY_SENT;
+    if (onNode === undefined || !(env.outgoing instanceof ServerResponse)) {
+      const response = await handle(request);
+      closeIfUnread(env);
+      return response;
+    }
+    const answered = await onNode(request, env.outgoing);
+    if (answered === undefined) return RESPONSE_ALREADY_SENT; // the listener writes nothing more
+    closeIfUnread(env);
+    return answered;
   };
 };
 

@@ -105,6 +105,7 @@ export interface ToolInfo {
  * - `notYourWindow` (403): the client id names another user's window;
  * - `badRequest` (400): a header, query or body that does not decode, named in the message;
  * - `tooLarge` (413): a body over {@link MAX_BODY_BYTES};
+ * - `tooSlow` (408): a body not all arrived 10 s after it was first read (the connection is closed);
  * - `turnInProgress`, `windowFailed`, `closed` (409): the prompt (or reset) cannot start now;
  * - `noAssistant` (404): the app has no assistant;
  * - `notConfigured` (404): `/key` on a host given no secrets store or model source;
@@ -119,6 +120,7 @@ export type ErrorType =
   | "notYourWindow"
   | "badRequest"
   | "tooLarge"
+  | "tooSlow"
   | "turnInProgress"
   | "windowFailed"
   | "closed"
