@@ -67,6 +67,13 @@ pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
   return clientQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
+// NOTIFYs this process's LISTEN connections were told: every host hears every append's.
+const clientEmit = pg.Client.prototype.emit as (...args: unknown[]) => boolean;
+pg.Client.prototype.emit = function (this: unknown, event: unknown, ...rest: unknown[]) {
+  if (event === "notification") counts["(NOTIFY heard)"] = (counts["(NOTIFY heard)"] ?? 0) + 1;
+  return clientEmit.call(this, event, ...rest);
+} as typeof pg.Client.prototype.emit;
+
 const app = createApp({
   commands: spyCommands().commands,
   userAbilities: (u) => (u as TestUser).abilities,
