@@ -190,15 +190,82 @@ describe("event streams on node:http", () => {
     });
     const client = await (await serve(t))("events");
     await settle();
-    // One page pulled and written; none more while the response is backed up.
-    expect(counts.pulled).toBe(256);
+    // One page pulled and written (the first: 16 events, before their size is known); none
+    // more while the response is backed up.
+    expect(counts.pulled).toBe(16);
     await settle();
-    expect(counts.pulled).toBe(256);
+    expect(counts.pulled).toBe(16);
     expect(drains).toHaveLength(1);
     vi.restoreAllMocks();
     for (const drained of drains.splice(0)) drained();
     await vi.waitFor(() => expect(seqsOf(client.text())).toHaveLength(600));
     expect(seqsOf(client.text())).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    client.close();
+  });
+
+  it("a reader that stops reading holds a bounded number of bytes, not events: pages follow the events' size, and frames go out in pieces", async () => {
+    const t = setup();
+    // 40 events of about 20 KB each (100 ids of 200 characters, the most a selection keeps).
+    for (let i = 0; i < 40; i++)
+      await t.ada.select(
+        "customer",
+        Array.from({ length: 100 }, (_, n) => `${i}-${n}-`.padEnd(200, "x")),
+      );
+    await t.ada.settled();
+    const pages: number[] = [];
+    const follow = t.ada.follow.bind(t.ada);
+    vi.spyOn(t.ada, "follow").mockImplementation(async (...args) => {
+      const following = await follow(...args);
+      const { feed } = following;
+      return {
+        ...following,
+        feed: {
+          next: async () => {
+            const values = await feed.next();
+            if (values !== undefined) pages.push(values.length);
+            return values;
+          },
+          cancel: () => feed.cancel(),
+        },
+      };
+    });
+    const written: number[] = [];
+    const drains: Array<() => void> = [];
+    const write = ServerResponse.prototype.write;
+    const once = ServerResponse.prototype.once;
+    vi.spyOn(ServerResponse.prototype, "write").mockImplementation(function (
+      this: ServerResponse,
+      ...args: Parameters<typeof write>
+    ) {
+      const [chunk] = args;
+      if (typeof chunk === "string" && chunk.includes("data:")) written.push(chunk.length);
+      write.apply(this, args);
+      return false;
+    });
+    vi.spyOn(ServerResponse.prototype, "once").mockImplementation(function (
+      this: ServerResponse,
+      event: string | symbol,
+      listener: (...args: unknown[]) => void,
+    ) {
+      if (event !== "drain") return once.call(this, event, listener);
+      drains.push(listener as () => void);
+      return this;
+    });
+    const client = await (await serve(t))("events");
+    await settle();
+    await settle();
+    // Backed up after its first piece: one write of about 64 K characters (4 frames here),
+    // though the first page read 16 events of the log (320 KB).
+    expect(written).toHaveLength(1);
+    expect(written[0]).toBeGreaterThan(60_000);
+    expect(written[0]).toBeLessThan(64 * 1024 + 21_000);
+    expect(pages).toEqual([16]);
+    vi.restoreAllMocks();
+    for (const drained of drains.splice(0)) drained();
+    await vi.waitFor(() => expect(seqsOf(client.text())).toHaveLength(40), { timeout: 10_000 });
+    expect(seqsOf(client.text())).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    // Every page after the first was sized by the bytes of the one before: about 256 KB.
+    expect(pages.filter((n) => n > 0)).toEqual([16, 12, 12]);
     client.close();
   });
 

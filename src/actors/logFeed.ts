@@ -8,8 +8,33 @@ import type { EventStore } from "../runtime/log/eventStore.ts";
 import type { LogEvent } from "../runtime/log/events.ts";
 import { type EventFeed, FeedBehind } from "./assistantWindow.ts";
 
-/** Stored events read at a time by a feed. */
+/** Stored events read at a time by a feed, at most. */
 export const FEED_PAGE = 256;
+
+/**
+ * About how many bytes of stored events a feed reads at a time: the number
+ * of events in its next page follows the size of those it read last (small
+ * events: up to {@link FEED_PAGE}; events of 60 KB: 4), so a reader that
+ * stops reading holds about this much, whatever its events weigh.
+ */
+export const FEED_PAGE_BYTES = 256 * 1024;
+
+/** The first page's number of events, before any size is known. */
+const FIRST_PAGE = 16;
+
+/** The JSON text of stored events a feed measured, until its transport frames them (then let go). */
+const measured = new WeakMap<LogEvent, string>();
+
+/**
+ * An event's JSON text: the feed's own, when it measured it as it read it
+ * (read once: it is let go then), else made now.
+ */
+export const eventText = (event: LogEvent): string => {
+  const text = measured.get(event);
+  if (text === undefined) return JSON.stringify(event);
+  measured.delete(event);
+  return text;
+};
 
 /**
  * One reader's feed of a log: the stored events up to where the log was when
@@ -26,6 +51,8 @@ export class FeedOfLog implements EventFeed {
   readonly #storedTo: number;
   /** Where the next page starts. */
   #readFrom: number;
+  /** How many events the next page reads: from the size of the last. */
+  #pageEvents = FIRST_PAGE;
   #waiting: LogEvent[] = [];
   #ended = false;
   #behind = false;
@@ -65,9 +92,10 @@ export class FeedOfLog implements EventFeed {
 
   async next(): Promise<ReadonlyArray<LogEvent> | undefined> {
     if (this.#readFrom < this.#storedTo) {
-      const to = Math.min(this.#readFrom + FEED_PAGE, this.#storedTo);
+      const to = Math.min(this.#readFrom + this.#pageEvents, this.#storedTo);
       const page = await this.#store.read(this.#stream, this.#readFrom, to);
       this.#readFrom = to;
+      this.#pageEvents = nextPageEvents(page);
       return this.#fresh(page);
     }
     if (this.#behind)
@@ -110,3 +138,16 @@ export class FeedOfLog implements EventFeed {
     return fresh;
   }
 }
+
+/** The next page's number of events, from the size of `page` (each event's text kept for its frame). */
+const nextPageEvents = (page: ReadonlyArray<LogEvent>): number => {
+  if (page.length === 0) return FIRST_PAGE;
+  let bytes = 0;
+  for (const event of page) {
+    const text = JSON.stringify(event);
+    measured.set(event, text);
+    bytes += text.length;
+  }
+  const each = Math.max(1, bytes / page.length);
+  return Math.max(1, Math.min(FEED_PAGE, Math.floor(FEED_PAGE_BYTES / each)));
+};

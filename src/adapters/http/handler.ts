@@ -8,6 +8,7 @@ import { type Context, Hono } from "hono";
 import type { Observable } from "rxjs";
 import { FeedBehind } from "../../actors/assistantWindow.ts";
 import type { Host } from "../../actors/host.ts";
+import { eventText } from "../../actors/logFeed.ts";
 import { offered } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { NoKeySlot } from "../../runtime/commands/userKey.ts";
@@ -298,6 +299,8 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
       signal: request.signal,
       heartbeatMs,
       id: following.eventId,
+      // The text the feed measured its page by, not made twice.
+      text: eventText,
       ...(following.startOver ? { preface: START_OVER } : {}),
       onError: (error) => report(error, request),
       // A client too slow to keep up is cut, and resumes from what it has: not a fault.

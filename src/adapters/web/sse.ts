@@ -16,6 +16,8 @@ export interface SseOptions<T> {
   readonly heartbeatMs: number;
   /** The frame's `id:`, when values have one. */
   readonly id?: (value: T) => string;
+  /** A value's JSON text, when its source has it already: `JSON.stringify` unless given. */
+  readonly text?: (value: T) => string;
   /** Told of an error the source ends with after the stream has opened. */
   readonly onError: (error: unknown) => void;
   /** A frame sent before any value (e.g. `event: startOver`). */
@@ -126,13 +128,46 @@ const pullOf = <T>(
   });
 };
 
-/** A batch of values as the frames sent for them, one string. */
-export const sseFrames = <T>(options: SseOptions<T>) => {
+/**
+ * About how many characters of frames are sent at a time: a batch pulled
+ * from the source is framed and sent in pieces of this size (one frame at
+ * least), each only once the client has room, so a client that stops
+ * reading holds about this much of the stream in the server's buffers.
+ */
+export const SSE_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * `source` as its frames, pulled a piece at a time: each pull frames the
+ * values left from the last batch up to {@link SSE_CHUNK_CHARS} (one frame
+ * at least), pulling the source for more only when none are left.
+ */
+export const framesOf = <T>(source: PullSource<T>, options: SseOptions<T>): PullSource<string> => {
+  const text = options.text ?? JSON.stringify;
   const frameOf = (value: T) => {
     const id = options.id?.(value);
-    return `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(value)}\n\n`;
+    return `${id === undefined ? "" : `id: ${id}\n`}data: ${text(value)}\n\n`;
   };
-  return (values: ReadonlyArray<T>): string => values.map(frameOf).join("");
+  let left: ReadonlyArray<T> = [];
+  let at = 0;
+  return {
+    next: async () => {
+      if (at >= left.length) {
+        const values = await source.next();
+        if (values === undefined) return undefined;
+        left = values;
+        at = 0;
+      }
+      let frames = "";
+      while (at < left.length && frames.length < SSE_CHUNK_CHARS)
+        frames += frameOf(left[at++] as T);
+      if (at >= left.length) left = [];
+      return frames === "" ? [] : [frames];
+    },
+    cancel: () => {
+      left = [];
+      source.cancel();
+    },
+  };
 };
 
 /** Whether an error the source ended with is told to `onError`: not a client cut for its slowness. */
@@ -158,7 +193,8 @@ export const sseSource = <T>(
 };
 
 /** A pulled source as an SSE response. */
-const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response => {
+const streamOf = <T>(values: PullSource<T>, options: SseOptions<T>): Response => {
+  const source = framesOf(values, options);
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
@@ -175,20 +211,19 @@ const streamOf = <T>(source: PullSource<T>, options: SseOptions<T>): Response =>
       // Already closed: the client cancelled the stream.
     }
   };
-  const frameOf = sseFrames(options);
   const body = new ReadableStream<Uint8Array>(
     {
       start: (c) => {
         controller = c;
         if (options.preface !== undefined) c.enqueue(encoder.encode(options.preface));
       },
-      // Called only while the client has room: one batch of frames per pull.
+      // Called only while the client has room: one piece of frames per pull.
       pull: async (c) => {
         try {
-          const values = await source.next();
+          const frames = await source.next();
           if (!open) return;
-          if (values === undefined) return finish();
-          if (values.length > 0) c.enqueue(encoder.encode(frameOf(values)));
+          if (frames === undefined) return finish();
+          for (const piece of frames) c.enqueue(encoder.encode(piece));
         } catch (error) {
           if (!open) return;
           if (isFault(error, options)) options.onError(error);

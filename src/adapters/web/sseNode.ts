@@ -1,8 +1,8 @@
 /**
  * Server-sent events written straight to Node's response, when the handler
- * is served on `node:http` (`toNodeListener`): each pulled batch of frames is
- * one `write` of a string, with no web stream or `TextEncoder` on the way.
- * The same frames and backpressure as {@link sseResponse}: the source is
+ * is served on `node:http` (`toNodeListener`): each pulled piece of frames
+ * (at most about `SSE_CHUNK_CHARS`) is one `write` of a string, with no web
+ * stream or `TextEncoder` on the way. The same frames and backpressure as {@link sseResponse}: the source is
  * pulled again only once the response has room (`drain`), the heartbeat goes
  * out only while the response is not backed up, and the source is let go when
  * the client leaves or the source ends.
@@ -12,12 +12,12 @@ import { Either } from "effect";
 import type { Observable } from "rxjs";
 import { flushHeadersSoon } from "./nodeAnswer.ts";
 import {
+  framesOf,
   isFault,
   type PullSource,
   SSE_HEADERS,
   SSE_HEARTBEAT,
   type SseOptions,
-  sseFrames,
   sseSource,
 } from "./sse.ts";
 
@@ -41,8 +41,8 @@ export const sseOnNode = <T>(
 };
 
 /** Writes `source` to `out` a batch at a time, waiting for `drain` when `out` is full. */
-const writeStream = <T>(source: PullSource<T>, options: SseOptions<T>, out: ServerResponse) => {
-  const framesOf = sseFrames(options);
+const writeStream = <T>(values: PullSource<T>, options: SseOptions<T>, out: ServerResponse) => {
+  const source = framesOf(values, options);
   let open = true;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   /** Resolves the wait for `drain`, when the stream ends meanwhile. */
@@ -69,18 +69,18 @@ const writeStream = <T>(source: PullSource<T>, options: SseOptions<T>, out: Serv
     });
   const run = async () => {
     while (open) {
-      let values: ReadonlyArray<T> | undefined;
+      let frames: ReadonlyArray<string> | undefined;
       try {
-        values = await source.next();
+        frames = await source.next();
       } catch (error) {
         if (!open) return;
         if (isFault(error, options)) options.onError(error);
         return finish();
       }
       if (!open) return;
-      if (values === undefined) return finish();
-      // Called again only when the client has room: one batch of frames per pull.
-      if (values.length > 0 && !out.write(framesOf(values))) await drained();
+      if (frames === undefined) return finish();
+      // Called again only when the client has room: one piece of frames per pull.
+      if (frames.length > 0 && !out.write(frames.join(""))) await drained();
     }
   };
 
