@@ -20,7 +20,7 @@ import {
   RESTART_WINDOW_MS,
 } from "../../src/actors/host.ts";
 import { MAX_LIVE_QUERIES } from "../../src/actors/liveQueries.ts";
-import { FEED_PAGE } from "../../src/actors/logFeed.ts";
+import { FEED_PAGE, FEED_PAGE_BYTES } from "../../src/actors/logFeed.ts";
 import {
   HEARTBEAT_MS as MEMORY_HEARTBEAT_MS,
   LEASE_MS as MEMORY_LEASE_MS,
@@ -219,11 +219,16 @@ const claims: ReadonlyArray<Claim> = [
     ],
   },
   {
-    constant: "FEED_PAGE (a page of the stored log)",
+    constant: "FEED_PAGE (a page of the stored log, at most)",
     value: FEED_PAGE,
+    quotes: [...ui("{N} at most), only as"), ...architecture("first, at most {N} events,")],
+  },
+  {
+    constant: "FEED_PAGE_BYTES (a page of the stored log, in KB)",
+    value: FEED_PAGE_BYTES / 1024,
     quotes: [
-      ...ui("{N} events at a time", "one page of the stored log ({N} events)"),
-      ...architecture("page of the stored log ({N} events,"),
+      ...ui("a page of\nabout {N} KB at a time", "one page of the stored log (about {N} KB)"),
+      ...architecture("log (about {N} KB:"),
     ],
   },
   {
