@@ -22,8 +22,12 @@ export type { Host, HostOptions } from "./actors/host.ts";
 export {
   createHost,
   HostConfigError,
+  HostFull,
   IDLE_WINDOW_MS,
+  MAX_STREAMS_PER_USER,
+  MAX_STREAMS_PER_WINDOW,
   MAX_WINDOWS,
+  StreamsRefused,
   WindowOwnerMismatch,
 } from "./actors/host.ts";
 export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";

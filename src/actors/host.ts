@@ -19,6 +19,12 @@ import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { Model } from "../runtime/prompt/model.ts";
 import { WindowOwnerMismatch } from "./assistantWindow.ts";
+import {
+  HostFull,
+  MAX_STREAMS_PER_USER,
+  MAX_STREAMS_PER_WINDOW,
+  streamCounts,
+} from "./hostLimits.ts";
 import { type Bindings, hostSupervisor } from "./hostMachine.ts";
 import type { Reply } from "./hostMessages.ts";
 import { hostRouting } from "./hostRouting.ts";
@@ -73,9 +79,14 @@ export interface HostOptions {
   readonly idleWindowMs?: number;
   /**
    * Windows kept in memory at most: 10 000. Past it, the least recently used
-   * windows with nothing open are closed first.
+   * windows with nothing open are closed first; when none is idle, a new
+   * window is refused (`HostFull`, 429 over HTTP).
    */
   readonly maxWindows?: number;
+  /** Event streams open on one window at most: 16. One more is refused (`StreamsRefused`, 429 over HTTP). */
+  readonly maxStreamsPerWindow?: number;
+  /** Event streams one user has open across their windows at most: 64. One more is refused likewise. */
+  readonly maxStreamsPerUser?: number;
   /**
    * This host's name among the hosts sharing the store (on a store with
    * leases, such as `postgresStore`): a random one, new at each start, by
@@ -115,8 +126,13 @@ const positive = (option: string, value: number | undefined, fallback: number): 
 };
 
 export { defaultUserKey } from "../runtime/commands/userKey.ts";
-
 export { WindowOwnerMismatch } from "./assistantWindow.ts";
+export {
+  HostFull,
+  MAX_STREAMS_PER_USER,
+  MAX_STREAMS_PER_WINDOW,
+  StreamsRefused,
+} from "./hostLimits.ts";
 
 export interface Host {
   /** The app the host runs. */
@@ -159,6 +175,14 @@ export const createHost = (app: App, options: HostOptions): Host => {
   const clock = options.clock ?? systemClock;
   const idleWindowMs = positive("idleWindowMs", options.idleWindowMs, IDLE_WINDOW_MS);
   const maxWindows = positive("maxWindows", options.maxWindows, MAX_WINDOWS);
+  const maxStreamsPerWindow = positive(
+    "maxStreamsPerWindow",
+    options.maxStreamsPerWindow,
+    MAX_STREAMS_PER_WINDOW,
+  );
+  const userStreams = streamCounts(
+    positive("maxStreamsPerUser", options.maxStreamsPerUser, MAX_STREAMS_PER_USER),
+  );
   const store = options.store ?? memoryStore();
   const userKey = options.userKey ?? defaultUserKey;
   const path = createCallPath(app, {
@@ -240,6 +264,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
       : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
     userName: options.userName ?? defaultUserName,
     userKey,
+    maxStreamsPerWindow,
+    userStreams,
     onClose: (clientId, window, done) => {
       if (windows.get(clientId)?.window === window) windows.delete(clientId);
       keyed.delete(window.key);
@@ -327,6 +353,9 @@ export const createHost = (app: App, options: HostOptions): Host => {
         windows.delete(clientId);
         keyed.delete(known.window.key);
       }
+      // Full: idle windows make room; none idle, a new one is refused rather than kept past the cap.
+      if (windows.size >= maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows + 1);
+      if (windows.size >= maxWindows) throw new HostFull({ maxWindows });
       const window = openWindow(deps, clientId, String(opened++), user, closing.get(clientId));
       windows.set(clientId, { owner, window });
       keyed.set(window.key, window);

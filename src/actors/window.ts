@@ -328,6 +328,9 @@ export const openWindow = (
     closed: () => closed,
     actor: () => actor,
     questions: () => confirmations.made()?.pending().length ?? 0,
+    owner,
+    maxStreams: deps.maxStreamsPerWindow,
+    userStreams: deps.userStreams,
   });
   const window: OpenWindow = {
     clientId,

@@ -3,6 +3,7 @@
  * supervisor, the app, the model, the store, the clock…), and what the
  * supervisor's decisions and the host's bookkeeping ask of an open window.
  */
+
 import type { Actor } from "xstate";
 import type { GiveUpReason, Recovered } from "../machines/supervisorMachine.ts";
 import type { CallPath } from "../runtime/calls/callPath.ts";
@@ -12,6 +13,7 @@ import type { EventStore } from "../runtime/log/eventStore.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import type { Model } from "../runtime/prompt/model.ts";
 import type { AssistantWindow } from "./assistantWindow.ts";
+import type { StreamCounts } from "./hostLimits.ts";
 import type { Bindings, hostSupervisor } from "./hostMachine.ts";
 import type { Reply, Request } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
@@ -54,6 +56,10 @@ export interface WindowDeps {
   readonly onClose: (clientId: string, window: OpenWindow, done: Promise<void>) => void;
   /** Told when the window's last event stream ends: the host may close windows over its cap. */
   readonly onIdle: () => void;
+  /** Event streams open on one window at most. */
+  readonly maxStreamsPerWindow: number;
+  /** Each user's open event streams, across the host's windows. */
+  readonly userStreams: StreamCounts;
 }
 
 /** What the supervisor's decisions take in a window. */

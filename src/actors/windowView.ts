@@ -7,6 +7,7 @@ import type { ActorRefFrom } from "xstate";
 import type { conversationMachine } from "../machines/conversationMachine.ts";
 import type { GiveUpReason } from "../machines/supervisorMachine.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
+import { type StreamCounts, StreamsRefused } from "./hostLimits.ts";
 import type { LiveRegistry } from "./liveQueries.ts";
 import type { OpenWindow } from "./windowDeps.ts";
 import { eventsOf, followLog, MAX_BEHIND } from "./windowFollow.ts";
@@ -50,6 +51,10 @@ export const windowView = (w: {
   readonly actor: () => Conversation | undefined;
   /** Confirmations waiting for an answer. */
   readonly questions: () => number;
+  /** The window's owner, whose streams `userStreams` counts. */
+  readonly owner: string;
+  readonly maxStreams: number;
+  readonly userStreams: StreamCounts;
 }): WindowView => {
   const { log } = w;
   /** Event streams open now, and when the window was last used. */
@@ -69,8 +74,15 @@ export const windowView = (w: {
       await w.owned();
       const failed = w.failed();
       if (failed?.reason === "unreadableLog") throw failed.error;
+      if (streams >= w.maxStreams)
+        throw new StreamsRefused({ reason: "window", limit: w.maxStreams });
+      if (!w.userStreams.take(w.owner))
+        throw new StreamsRefused({ reason: "user", limit: w.userStreams.limit });
       opened();
-      return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, ended);
+      return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, () => {
+        w.userStreams.give(w.owner);
+        ended();
+      });
     },
     events$: (fromSeq) => eventsOf(log, fromSeq, w.owned, opened, ended),
     touch: () => {

@@ -4,7 +4,7 @@
  * that says nothing.
  */
 import { Data } from "effect";
-import { WindowOwnerMismatch } from "../../actors/host.ts";
+import { HostFull, StreamsRefused, WindowOwnerMismatch } from "../../actors/host.ts";
 import { LiveQueryRefused } from "../../actors/liveQueries.ts";
 import { PromptRefused, SelectionRefused } from "../../actors/window.ts";
 import type { BodyProblem } from "../web/body.ts";
@@ -13,7 +13,7 @@ import type { ErrorType } from "./contract.ts";
 
 /** A request refused with a status and an {@link ErrorBody}. */
 export class HttpRefusal extends Data.TaggedError("HttpRefusal")<{
-  readonly status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413;
+  readonly status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 429;
   readonly type: ErrorType;
   readonly message: string;
   /** Headers the answer carries, e.g. `allow` on a 405. */
@@ -104,6 +104,22 @@ export const refusalOf = (error: unknown): HttpRefusal | undefined => {
       message: error.message,
     });
   if (error instanceof SelectionRefused) return badRequest(error.detail);
+  if (error instanceof HostFull)
+    return new HttpRefusal({
+      status: 429,
+      type: "hostFull",
+      message: "this host has too many conversations open just now; try again shortly",
+      headers: { "retry-after": "5" },
+    });
+  if (error instanceof StreamsRefused)
+    return new HttpRefusal({
+      status: 429,
+      type: "tooManyStreams",
+      message:
+        error.reason === "window"
+          ? `this conversation is open in ${error.limit} places already: close one, then try again`
+          : `you have ${error.limit} conversations streaming already: close one, then try again`,
+    });
   if (error instanceof LiveQueryRefused)
     return new HttpRefusal({
       status: LIVE_STATUS[error.reason],

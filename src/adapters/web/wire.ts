@@ -108,6 +108,8 @@ export interface ToolInfo {
  * - `tooSlow` (408): a body not all arrived 10 s after it was first read (the connection is closed);
  * - `turnInProgress`, `windowFailed`, `closed` (409): the prompt (or reset) cannot start now;
  * - `noAssistant` (404): the app has no assistant;
+ * - `hostFull` (429, with `retry-after`): a new window while the host's `maxWindows` are open and none idle;
+ * - `tooManyStreams` (429): an event stream past `maxStreamsPerWindow` or `maxStreamsPerUser`;
  * - `notConfigured` (404): `/key` on a host given no secrets store or model source;
  * - live queries refused: `unknownCommand`, `notLive`, `badArguments`, `tooMany` (400),
  *   `notAllowed`, `noAbility` (403);
@@ -125,6 +127,8 @@ export type ErrorType =
   | "windowFailed"
   | "closed"
   | "noAssistant"
+  | "hostFull"
+  | "tooManyStreams"
   | "notConfigured"
   | "unknownCommand"
   | "notLive"
