@@ -39,7 +39,6 @@ import { windowView } from "./windowView.ts";
 export type { TurnEnd } from "../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "./assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "./assistantWindow.ts";
-export { MAX_BEHIND } from "./windowFollow.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
@@ -328,9 +327,7 @@ export const openWindow = (
     closed: () => closed,
     actor: () => actor,
     questions: () => confirmations.made()?.pending().length ?? 0,
-    owner,
-    maxStreams: deps.maxStreamsPerWindow,
-    userStreams: deps.userStreams,
+    streams: { owner, max: deps.maxStreamsPerWindow, counts: deps.userStreams },
   });
   const window: OpenWindow = {
     clientId,

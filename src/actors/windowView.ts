@@ -51,10 +51,8 @@ export const windowView = (w: {
   readonly actor: () => Conversation | undefined;
   /** Confirmations waiting for an answer. */
   readonly questions: () => number;
-  /** The window's owner, whose streams `userStreams` counts. */
-  readonly owner: string;
-  readonly maxStreams: number;
-  readonly userStreams: StreamCounts;
+  /** Its streams' caps: `max` on the window, and the owner's in `counts`, across their windows. */
+  readonly streams: { readonly owner: string; readonly max: number; readonly counts: StreamCounts };
 }): WindowView => {
   const { log } = w;
   /** Event streams open now, and when the window was last used. */
@@ -74,13 +72,12 @@ export const windowView = (w: {
       await w.owned();
       const failed = w.failed();
       if (failed?.reason === "unreadableLog") throw failed.error;
-      if (streams >= w.maxStreams)
-        throw new StreamsRefused({ reason: "window", limit: w.maxStreams });
-      if (!w.userStreams.take(w.owner))
-        throw new StreamsRefused({ reason: "user", limit: w.userStreams.limit });
+      const { owner, max, counts } = w.streams;
+      if (streams >= max) throw new StreamsRefused({ reason: "window", limit: max });
+      if (!counts.take(owner)) throw new StreamsRefused({ reason: "user", limit: counts.limit });
       opened();
       return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, () => {
-        w.userStreams.give(w.owner);
+        counts.give(owner);
         ended();
       });
     },
