@@ -87,6 +87,37 @@ const webText = async (t: Served, length: number) => {
 };
 
 /** Counts the feeds `follow` opens and has cancelled, and the events they give. */
+/**
+ * Every write says the response is full, and its drain is held back (loopback's buffers hold
+ * far more than a test's log): the real socket's drain is told when the test lets go. The
+ * length of each write of frames is noted.
+ */
+const backedUp = () => {
+  const written: number[] = [];
+  const drains: Array<() => void> = [];
+  const write = ServerResponse.prototype.write;
+  const once = ServerResponse.prototype.once;
+  vi.spyOn(ServerResponse.prototype, "write").mockImplementation(function (
+    this: ServerResponse,
+    ...args: Parameters<typeof write>
+  ) {
+    const [chunk] = args;
+    if (typeof chunk === "string" && chunk.includes("data:")) written.push(chunk.length);
+    write.apply(this, args);
+    return false;
+  });
+  vi.spyOn(ServerResponse.prototype, "once").mockImplementation(function (
+    this: ServerResponse,
+    event: string | symbol,
+    listener: (...args: unknown[]) => void,
+  ) {
+    if (event !== "drain") return once.call(this, event, listener);
+    drains.push(listener as () => void);
+    return this;
+  });
+  return { written, drains };
+};
+
 const countFeeds = (t: Served) => {
   const counts = { open: 0, pulled: 0 };
   const follow = t.ada.follow.bind(t.ada);
@@ -167,27 +198,7 @@ describe("event streams on node:http", () => {
     for (let i = 0; i < 600; i++) await t.ada.select("customer", [i]);
     await t.ada.settled();
     const counts = countFeeds(t);
-    // Every write says the response is full, and its drain is held back (loopback's buffers
-    // hold far more than a test's log): the real socket's drain is told when the test lets go.
-    const drains: Array<() => void> = [];
-    const write = ServerResponse.prototype.write;
-    const once = ServerResponse.prototype.once;
-    vi.spyOn(ServerResponse.prototype, "write").mockImplementation(function (
-      this: ServerResponse,
-      ...args: Parameters<typeof write>
-    ) {
-      write.apply(this, args);
-      return false;
-    });
-    vi.spyOn(ServerResponse.prototype, "once").mockImplementation(function (
-      this: ServerResponse,
-      event: string | symbol,
-      listener: (...args: unknown[]) => void,
-    ) {
-      if (event !== "drain") return once.call(this, event, listener);
-      drains.push(listener as () => void);
-      return this;
-    });
+    const { drains } = backedUp();
     const client = await (await serve(t))("events");
     await settle();
     // One page pulled and written (the first: 16 events, before their size is known); none
@@ -229,28 +240,7 @@ describe("event streams on node:http", () => {
         },
       };
     });
-    const written: number[] = [];
-    const drains: Array<() => void> = [];
-    const write = ServerResponse.prototype.write;
-    const once = ServerResponse.prototype.once;
-    vi.spyOn(ServerResponse.prototype, "write").mockImplementation(function (
-      this: ServerResponse,
-      ...args: Parameters<typeof write>
-    ) {
-      const [chunk] = args;
-      if (typeof chunk === "string" && chunk.includes("data:")) written.push(chunk.length);
-      write.apply(this, args);
-      return false;
-    });
-    vi.spyOn(ServerResponse.prototype, "once").mockImplementation(function (
-      this: ServerResponse,
-      event: string | symbol,
-      listener: (...args: unknown[]) => void,
-    ) {
-      if (event !== "drain") return once.call(this, event, listener);
-      drains.push(listener as () => void);
-      return this;
-    });
+    const { written, drains } = backedUp();
     const client = await (await serve(t))("events");
     await settle();
     await settle();
