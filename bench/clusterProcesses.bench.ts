@@ -26,6 +26,8 @@ import type { Benchmark, BenchResult } from "./report.ts";
 const TURNS = 60;
 const AT_ONCE = 10;
 const ROUNDS = Number(process.env.ELYRA_BENCH_ROUNDS ?? 5);
+const WARMUP = Number(process.env.ELYRA_BENCH_WARMUP ?? 3);
+const IDLE_MS = 3_000;
 const TOKEN = "bench-token-0123456789";
 /** When set, every host child runs under `--cpu-prof`, its profile written here at its end. */
 const PROFILE_DIR = process.env.ELYRA_BENCH_CPU_PROF;
@@ -193,7 +195,7 @@ const spread = (values: ReadonlyArray<number>) =>
 
 const COLUMNS = [
   ...["case", "turnsPerSec", "ratio", "spread", "hostCpuMs", "dbCpuMs", "cpuMs"],
-  ...["turnsPerCpuSec", "perCpuRatio", "statements", "wallMs", "pass"],
+  ...["turnsPerCpuSec", "perCpuRatio", "statements", "idleCpuMsPerSec", "wallMs", "pass"],
 ];
 
 const run = async (): Promise<BenchResult> => {
@@ -218,6 +220,8 @@ const run = async (): Promise<BenchResult> => {
   const rounds = CONFIGS.map(() => [] as Round[]);
   const problems: string[] = [];
   let floorRows: FloorRow[] = [];
+  /** Each count's host processes' CPU while idle, ms a second. */
+  const idleCpu = CONFIGS.map(() => 0);
   try {
     const probe = new pg.Client({ connectionString: server.url });
     await probe.connect();
@@ -251,7 +255,19 @@ const run = async (): Promise<BenchResult> => {
         ),
       ),
     );
-    for (let c = 0; c < CONFIGS.length; c++) await runRound(CONFIGS[c]!, sets[c]!, postmaster, 0);
+    // What the host processes cost idle (timers, heartbeats), all of a count's together.
+    const idleBefore = await Promise.all(sets.map((set) => Promise.all(set.map((h) => h.cpu()))));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    for (const [c, set] of sets.entries()) {
+      const after = await Promise.all(set.map((h) => h.cpu()));
+      const us = after.reduce((sum, a, h) => sum + a.us - idleBefore[c]![h]!.us, 0);
+      idleCpu[c] = us / 1000 / (IDLE_MS / 1000);
+    }
+    // Warm-up rounds, not kept: each host process runs its share of the turns until V8 has
+    // compiled what a turn runs (a host of three gets a third of each round's turns).
+    for (let w = 0; w < WARMUP; w++)
+      for (let c = 0; c < CONFIGS.length; c++)
+        await runRound(CONFIGS[c]!, sets[c]!, postmaster, -1 - w);
     for (let round = 1; round <= ROUNDS; round++)
       for (let j = 0; j < CONFIGS.length; j++) {
         const c = (j + round) % CONFIGS.length;
@@ -296,6 +312,7 @@ const run = async (): Promise<BenchResult> => {
       turnsPerCpuSec: r2(median(mine.map(perCpu))),
       perCpuRatio: config.postgres ? r2(perCpuRatio) : "",
       statements: r2(total),
+      idleCpuMsPerSec: r2(idleCpu[c]!),
       statementsByKind: statements.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(", "),
       pass: !config.postgres || (config.hosts === 1 ? ratio >= 0.5 : perCpuRatio >= 0.9),
     };
@@ -318,10 +335,11 @@ const run = async (): Promise<BenchResult> => {
         "bench/clusterProcessesChild.ts, one node process each (tsx, sources), model answering " +
         "at once; the client (fetch) is this process, on the same 2 cores. PostgreSQL: a " +
         "throwaway cluster (fsync off), one database per host count.",
-      `${ROUNDS} rounds after a warm-up round of each, order turned; medians, spread min–max; ` +
+      `${ROUNDS} rounds after ${WARMUP} warm-up round(s) of each, order turned; medians, spread min–max; ` +
         "ratio: ÷ sqlite × 1 host in the same round; hostCpuMs: all host processes' CPU a turn; " +
         "dbCpuMs: PostgreSQL's processes (/proc) a turn; turnsPerCpuSec: 1000 ÷ (host + db); " +
-        "perCpuRatio: ÷ postgres × 1 host in the same round.",
+        "perCpuRatio: ÷ postgres × 1 host in the same round; idleCpuMsPerSec: the host " +
+        `processes' CPU over ${IDLE_MS / 1000} s idle before the rounds, ms a second.`,
       `statements a turn (all hosts, pg round trips; "(NOTIFY heard)": notifications all hosts' LISTEN connections were told, not a round trip): ${rows
         .filter((r) => r.statements > 0)
         .map((r) => `${r.case}: ${r.statementsByKind}`)
