@@ -37,7 +37,9 @@ describe("a late notice of another host's appends, read while taking the lease",
     // Host 1's store: its news waits while held, and each read takes a round trip.
     let held: StoreChange[] | undefined = [];
     const listeners = new Set<(change: StoreChange) => void>();
-    shared.changes((change) => {
+    const changes = shared.changes;
+    if (changes === undefined) throw new Error("a shared memory store tells its changes");
+    changes((change) => {
       if (held !== undefined) held.push(change);
       else for (const listener of listeners) listener(change);
     });

@@ -13,7 +13,7 @@ import {
   type BodyProblem,
   jsonOfBytes,
   readJson,
-  tooSlow,
+  type tooSlow,
   withinBodyTime,
 } from "../web/body.ts";
 
