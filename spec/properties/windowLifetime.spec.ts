@@ -3,14 +3,13 @@
  * time passing (simulated clock):
  * - a window with an event stream open is never closed by the sweep or by
  *   maxWindows: its stream ends only when its page says goodbye;
- * - past maxWindows, windows with nothing open are closed, least recently used
- *   first (when a window opens, when a stream ends, at each sweep), so no more
- *   than maxWindows stay open, or the streaming ones and the one just asked
- *   for (kept for the request that asked);
+ * - windows with nothing open make room for a new one, least recently used
+ *   first, so no more than maxWindows are ever open; when every open window
+ *   streams, a new one is refused (HostFull), exactly then, and nothing opens;
  * - after idleWindowMs (and a sweep) with nothing open, a window is closed:
  *   only the streaming ones stay.
  */
-import { createHost } from "elyra-assistant";
+import { createHost, HostFull } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -58,10 +57,27 @@ describe("a window's lifetime", () => {
         /** Open streams by window id: whether each ended, and whether a goodbye may end it. */
         const streams = new Map<string, { ended: boolean; goodbye: boolean; stop: () => void }>();
         const streaming = () => [...streams.values()].filter((s) => !s.ended).length;
+        /** The window, or undefined when the host refused it: only when every open one streams. */
+        const opening = (id: string) => {
+          const full = streaming() >= MAX_WINDOWS;
+          const before = host.openWindows();
+          try {
+            const w = host.window(id, { user: ada });
+            // Full of streaming windows, only one of them is served.
+            if (full) expect(streams.has(id), `${id} opened past a full host`).toBe(true);
+            return w;
+          } catch (error) {
+            expect(error).toBeInstanceOf(HostFull);
+            expect(full, `${id} refused though a window was idle`).toBe(true);
+            expect(host.openWindows()).toBe(before);
+            return undefined;
+          }
+        };
         for (const s of steps) {
-          if (s.kind === "open") await host.window(s.id, { user: ada }).settled();
+          if (s.kind === "open") await opening(s.id)?.settled();
           else if (s.kind === "stream" && !streams.has(s.id)) {
-            const w = host.window(s.id, { user: ada });
+            const w = opening(s.id);
+            if (w === undefined) continue;
             await w.settled();
             const state = { ended: false, goodbye: false, stop: () => {} };
             const subscription = w.events$().subscribe({ complete: () => (state.ended = true) });
@@ -79,7 +95,7 @@ describe("a window's lifetime", () => {
           await flush();
           for (const [id, state] of streams)
             expect(state.ended, `the stream of ${id} ended without a goodbye`).toBe(false);
-          expect(host.openWindows()).toBeLessThanOrEqual(Math.max(MAX_WINDOWS, streaming() + 1));
+          expect(host.openWindows()).toBeLessThanOrEqual(MAX_WINDOWS);
           expect(host.openWindows()).toBeGreaterThanOrEqual(streaming());
         }
         // Time passes with nothing done: only the streaming windows stay.
