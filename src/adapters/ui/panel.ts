@@ -6,12 +6,11 @@
  */
 import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { AssistantSnapshot, AssistantStore } from "./assistantStore.ts";
-import { h } from "./dom.ts";
 import { installedWelcome, whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, patchScript, type ViewContext } from "./itemViews.ts";
-import { keySettingsOf, type PanelSettings, panelSettings } from "./panelSettings.ts";
-import { adoptPanelStyles } from "./panelSheet.ts";
-import { type AssistantSuggestion, type WelcomeView, welcomeView } from "./welcome.ts";
+import { type Parts, panelParts } from "./panelParts.ts";
+import { keySettingsOf } from "./panelSettings.ts";
+import type { AssistantSuggestion } from "./welcome.ts";
 
 /** The element's tag name. */
 export const PANEL_TAG = "elyra-assistant-panel";
@@ -22,24 +21,6 @@ const Base = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
 interface Shown {
   readonly item: PanelItem;
   readonly view: HTMLElement;
-}
-
-interface Parts {
-  readonly launcher: HTMLButtonElement;
-  /** On the launcher: how many questions wait. */
-  readonly badge: HTMLElement;
-  readonly panel: HTMLElement;
-  readonly notice: HTMLElement;
-  readonly connection: HTMLElement;
-  readonly log: HTMLElement;
-  readonly problem: HTMLElement;
-  readonly textarea: HTMLTextAreaElement;
-  readonly send: HTMLButtonElement;
-  readonly stop: HTMLButtonElement;
-  /** Bring your own key: the header's Settings button and its view. */
-  readonly settings: PanelSettings;
-  /** While the log is empty: the greeting and the suggestions. */
-  readonly welcome: WelcomeView;
 }
 
 /**
@@ -159,85 +140,17 @@ export class AssistantPanel extends Base {
     if (this.#parts !== undefined) return;
     const doc = this.ownerDocument;
     const root = this.shadowRoot ?? this.attachShadow({ mode: "open" });
-    const textarea = h(doc, "textarea", {
-      rows: "2",
-      "aria-label": "Message",
-      placeholder: "Ask…",
+    const built = panelParts(doc, root, {
+      suggest: (prompt, send) => this.#suggest(prompt, send),
+      // The banner follows what answers, as the host says it (`POST /source`), like the settings.
+      sourceNotice: (notice) => {
+        this.#hostNotice = notice;
+        this.#showNotice();
+      },
     });
-    const send = h(doc, "button", { type: "submit", class: "primary" }, "Send");
-    const stop = h(doc, "button", { type: "button", class: "stop", hidden: "" }, "Stop");
-    const close = h(
-      doc,
-      "button",
-      { type: "button", class: "close", "aria-label": "Close assistant" },
-      "×",
-    );
-    const reset = h(doc, "button", { type: "button", class: "reset" }, "New conversation");
-    const badge = h(doc, "span", { class: "badge", "aria-hidden": "true", hidden: "" });
-    const launcher = h(
-      doc,
-      "button",
-      { type: "button", class: "launcher", "aria-expanded": "false", "aria-controls": "panel" },
-      // A space between the word and the count: the visible text stays within the accessible name.
-      "Assistant",
-      " ",
-      badge,
-    );
-    const notice = h(doc, "div", { class: "notice", role: "note", hidden: "" });
-    const connection = h(doc, "span", { class: "connection", hidden: "" }, "Connecting…");
-    const log = h(doc, "div", {
-      class: "log",
-      role: "log",
-      "aria-live": "polite",
-      "aria-label": "Conversation",
-      tabindex: "0",
-    });
-    const problem = h(doc, "p", { class: "problem", role: "alert", hidden: "" });
-    const form = h(doc, "form", {}, textarea, stop, send);
-    const welcome = welcomeView(doc, (prompt, send) => this.#suggest(prompt, send));
-    // The banner follows what answers, as the host says it (`POST /source`), like the settings.
-    const settings = panelSettings(doc, (info) => {
-      if (info.notice === undefined) return;
-      this.#hostNotice = info.notice;
-      this.#showNotice();
-    });
-    const panel = h(
-      doc,
-      "section",
-      { class: "panel", id: "panel", "aria-label": "Assistant", hidden: "" },
-      notice,
-      h(
-        doc,
-        "header",
-        {},
-        h(doc, "h2", {}, "Assistant"),
-        connection,
-        settings.button,
-        reset,
-        close,
-      ),
-      settings.view,
-      welcome.element,
-      log,
-      problem,
-      form,
-    );
-    root.replaceChildren(launcher, panel);
-    adoptPanelStyles(root);
-    this.#parts = {
-      launcher,
-      badge,
-      panel,
-      notice,
-      connection,
-      log,
-      problem,
-      textarea,
-      send,
-      stop,
-      settings,
-      welcome,
-    };
+    const { form, close, reset, ...parts } = built;
+    const { textarea, stop, launcher, panel } = parts;
+    this.#parts = parts;
     this.#showNotice();
 
     const submit = () => {
