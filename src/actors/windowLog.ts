@@ -96,8 +96,16 @@ class LogOfWindow implements WindowLog {
   #queue: Promise<unknown> = Promise.resolve();
   #lastSeq = 0;
   #epoch: string | undefined;
-  /** A catch-up queued and not yet reading: later notices join it. */
-  #catchingUp: Promise<"kept" | "read" | "foreign"> | undefined;
+  /**
+   * A catch-up queued and not yet reading, and the highest seq told to it:
+   * later notices join it, and it reads at least to the last seq they told.
+   */
+  #catchingUp:
+    | {
+        readonly done: Promise<"kept" | "read" | "foreign">;
+        readonly told: { toSeq: number | undefined };
+      }
+    | undefined;
   /** Whether the log has been (or is being) read: until then there is nothing to catch up with. */
   #reading = false;
   /** Whether a reload has read the log whole once. */
@@ -183,12 +191,19 @@ class LogOfWindow implements WindowLog {
     if (!this.#reading) return Promise.resolve("kept");
     if (toSeq !== undefined && toSeq <= this.#lastSeq) return Promise.resolve("kept");
     // One catch-up waits at a time: the notices of a burst of appends make one read, not one each.
-    if (this.#catchingUp !== undefined && toSeq !== undefined) return this.#catchingUp;
+    // It reads to the highest seq told: one that a catch-up reading now reaches is not the last.
+    const queued = this.#catchingUp;
+    if (queued !== undefined && toSeq !== undefined) {
+      queued.told.toSeq = Math.max(queued.told.toSeq ?? 0, toSeq);
+      return queued.done;
+    }
+    const told: { toSeq: number | undefined } = { toSeq };
     // In the queue, so an append of this host never runs between the read and the events kept;
     // and after a reload in flight, which reads the log from its start anyway.
     const done = Promise.all([this.#queue, this.#reloading]).then(
       async (): Promise<"kept" | "read" | "foreign"> => {
         this.#catchingUp = undefined;
+        const { toSeq } = told;
         if (toSeq !== undefined && toSeq <= this.#lastSeq) return "kept";
         const from = this.#lastSeq;
         // To the end as it is now, not only to `toSeq`: the appends told after this one are read
@@ -209,7 +224,7 @@ class LogOfWindow implements WindowLog {
         return read ? "read" : "kept";
       },
     );
-    if (toSeq !== undefined) this.#catchingUp = done;
+    if (toSeq !== undefined) this.#catchingUp = { done, told };
     this.#queue = done.catch(() => undefined);
     return done;
   }
