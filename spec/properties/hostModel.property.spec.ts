@@ -403,7 +403,9 @@ const runOnce = async (
     if (status === 500) reached.answered500++;
     if (status === 409) reached.refused409++;
     if (status === 500 && (healedBefore || storeFailures() === 0))
-      fail(`${method} /${route} answered 500 with no store fault in play`);
+      fail(
+        `${method} /${route} answered 500 with no store fault in play: ${await response.clone().text()}`,
+      );
     if (!(status >= 200 && status < 300) && status !== 409 && !(status >= 500 && status < 600))
       fail(`${method} /${route} answered ${status}: ${await response.text()}`);
     if (status === 204) {

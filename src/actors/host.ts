@@ -274,6 +274,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       });
       closing.set(clientId, after);
     },
+    reopen: (clientId, user) => host.window(clientId, { user }),
     onIdle: () => closeOverCap(),
     onError:
       options.onError ??
@@ -332,7 +333,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.get(change.stream.slice(STREAM_PREFIX.length))?.window.catchUp(change.seq);
     });
   };
-  return {
+  const host: Host = {
     app,
     path,
     live,
@@ -386,4 +387,5 @@ export const createHost = (app: App, options: HostOptions): Host => {
       for (const supervisor of supervisors.splice(0)) supervisor?.stop();
     },
   };
+  return host;
 };

@@ -22,6 +22,7 @@ import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
+import { promptAnew } from "./promptAnew.ts";
 import { stopActor } from "./stopActor.ts";
 import { notWritten } from "./toolRunner.ts";
 import { contextOf, spanEndsWith, startSpan } from "./tracing.ts";
@@ -351,7 +352,7 @@ export const openWindow = (
         (error: unknown) => deps.onError(error, { clientId }),
       );
     },
-    prompt: ops.prompt,
+    prompt: promptAnew(ops.prompt, () => failed, () => deps.reopen(clientId, user)),
     confirm: ops.confirm,
     // Checked at subscription, not at the call: a query opened after the window closed is refused.
     live: (command, args) =>

@@ -54,6 +54,11 @@ export interface WindowDeps {
    * log): a window opened on the same client id reads the log after it.
    */
   readonly onClose: (clientId: string, window: OpenWindow, done: Promise<void>) => void;
+  /**
+   * The window on `clientId` as the host opens it now: a new one once this
+   * one was given up (a prompt that waited on its unreadable log is tried there).
+   */
+  readonly reopen: (clientId: string, user: User) => AssistantWindow;
   /** Told when the window's last event stream ends: the host may close windows over its cap. */
   readonly onIdle: () => void;
   /** Event streams open on one window at most. */

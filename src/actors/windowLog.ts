@@ -39,7 +39,8 @@ export interface WindowLog {
   readonly stream: string;
   /**
    * Appends one event after those already queued; resolves once it is stored.
-   * Once the store refuses one, the ones after it are refused too, until `reload`.
+   * Appends made while the one before them is in flight are stored in one
+   * call to the store (up to {@link APPEND_BATCH}). Once the store refuses one, the ones after it are refused too, until `reload`.
    */
   readonly append: (event: Unstamped) => Promise<LogEvent>;
   /** Resolves when every queued append has settled. */
@@ -82,6 +83,27 @@ export interface WindowLog {
   readonly selections: () => SelectionsState;
 }
 
+/** At most this many events are stored in one call to the store. */
+export const APPEND_BATCH = 64;
+
+/** Events appended together: stored by one call to the store, once the queue before it is done. */
+interface Batch {
+  readonly events: NewEvent[];
+  /** The queue as it was once this batch was queued: an event joins only while nothing came after. */
+  queued: Promise<unknown>;
+  written: Promise<ReadonlyArray<LogEvent>>;
+}
+
+/**
+ * The event at `index` of a batch once stored. Like the batch's own promise,
+ * a refusal of it is not unhandled when its caller does not wait for it.
+ */
+const eventAt = (written: Promise<ReadonlyArray<LogEvent>>, index: number): Promise<LogEvent> => {
+  const event = written.then((stored) => stored[index] as LogEvent);
+  event.catch(() => undefined);
+  return event;
+};
+
 /**
  * A window's log, as a class: every window has one, and the methods of
  * thousands of idle windows are shared rather than held as closures each.
@@ -94,6 +116,8 @@ class LogOfWindow implements WindowLog {
   /** The lease appends are made under, on a store with leases; none there refuses them. */
   readonly #writer: (() => Writer | undefined) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The appends gathering while the one before them is in flight: stored in one call. */
+  #batch: Batch | undefined;
   #lastSeq = 0;
   #epoch: string | undefined;
   /**
@@ -149,8 +173,16 @@ class LogOfWindow implements WindowLog {
 
   append(event: Unstamped): Promise<LogEvent> {
     const stamped = { ...event, at: this.#clock.now() } as NewEvent;
+    // Appends made while the one before them is in flight are stored together, in one call to
+    // the store (one round trip and one notification on a shared one), each resolved as stored.
+    const open = this.#batch;
+    if (open !== undefined && open.queued === this.#queue && open.events.length < APPEND_BATCH) {
+      return eventAt(open.written, open.events.push(stamped) - 1);
+    }
+    const batch: Batch = { events: [stamped], queued: this.#queue, written: Promise.resolve([]) };
     let fromStore = false;
-    const written = this.#queue.then(async () => {
+    batch.written = this.#queue.then(async () => {
+      if (this.#batch === batch) this.#batch = undefined;
       if (this.#refused !== undefined) throw this.#refused.error;
       fromStore = true;
       const writer = this.#writer?.();
@@ -160,26 +192,28 @@ class LogOfWindow implements WindowLog {
         this.#refused = { error };
         throw error;
       }
+      const { events } = batch;
       const written = await this.#store
-        .append(this.stream, [stamped], this.#lastSeq, writer)
+        .append(this.stream, events, this.#lastSeq, writer)
         .catch((error: unknown) => {
           this.#refused = { error };
           throw error;
         });
-      const [stored] = written;
-      if (stored === undefined || written.length !== 1)
+      if (written.length !== events.length)
         throw new StoreContractBroken({
           port: "EventStore",
-          reason: `an append of one event to ${JSON.stringify(this.stream)} resolved with ${written.length === 0 ? "none" : written.length}: append must resolve with the events it wrote`,
+          reason: `an append of ${events.length === 1 ? "one event" : `${events.length} events`} to ${JSON.stringify(this.stream)} resolved with ${written.length === 0 ? "none" : written.length}: append must resolve with the events it wrote`,
         });
-      this.#accept(stored);
-      return stored;
+      for (const stored of written) this.#accept(stored);
+      return written;
     });
     // The store's refusal is told once; the appends refused behind it are not told again.
-    this.#queue = written.catch((error: unknown) => {
+    this.#queue = batch.written.catch((error: unknown) => {
       if (fromStore) this.#onFailure(error);
     });
-    return written;
+    batch.queued = this.#queue;
+    this.#batch = batch;
+    return eventAt(batch.written, 0);
   }
 
   async idle(): Promise<void> {
