@@ -196,7 +196,12 @@ describe("memoryLeases: property (reference model)", () => {
                 if (taking._tag === "Taken" && !hosts[step.h]!.crashed)
                   hosts[step.h]!.until = now + leaseMs;
                 if (current?.holder === h) {
-                  expect(taking).toEqual({ _tag: "Taken", token: current.token, tookOver: false });
+                  expect(taking).toEqual({
+                    _tag: "Taken",
+                    token: current.token,
+                    tookOver: false,
+                    lastSeq: await store.lastSeq(s),
+                  });
                 } else if (
                   current !== undefined &&
                   alive(HOLDERS.indexOf(current.holder as never))

@@ -5,14 +5,18 @@
  * as one query), so a host paused as it sends one holds no lock; and the
  * values inlined in that query are data, whatever they hold.
  */
+
+import { createHost } from "elyra-assistant";
 import {
   type PostgresPool,
   type PostgresPoolClient,
   postgresStore,
 } from "elyra-assistant/postgres";
+import { fakeModel } from "elyra-assistant/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { literal } from "../../src/adapters/store/postgresText.ts";
+import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 import { deltas, numbered } from "../fixtures/storeContract.ts";
 import {
   havePostgres,
@@ -72,6 +76,8 @@ const watched = (inner: pg.Pool) => {
   };
 };
 
+const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
+
 describe.runIf(havePostgres)(postgresSuite("postgresStore round trips"), () => {
   let server: PostgresServer;
   const pools: pg.Pool[] = [];
@@ -97,13 +103,19 @@ describe.runIf(havePostgres)(postgresSuite("postgresStore round trips"), () => {
     const taking = await store.leases.acquire("w1", "a");
     if (taking._tag !== "Taken") expect.fail("not taken");
     expect(sent).toHaveLength(1);
+    // Told with the lease, read under the same lock: the stream's last seq.
+    expect(taking.lastSeq).toBe(0);
     const writer = { holder: "a", token: taking.token };
     sent.length = 0;
     expect(await store.append("w1", deltas(2), 0, writer)).toEqual(numbered(deltas(2)));
     expect(sent).toHaveLength(1);
     // Taken again by its holder: the same token, still one query.
     sent.length = 0;
-    expect(await store.leases.acquire("w1", "a")).toEqual({ ...taking, tookOver: false });
+    expect(await store.leases.acquire("w1", "a")).toEqual({
+      ...taking,
+      tookOver: false,
+      lastSeq: 2,
+    });
     expect(sent).toHaveLength(1);
     await expect(store.append("w1", deltas(1), 0, writer)).rejects.toMatchObject({
       _tag: "AppendConflict",
@@ -113,6 +125,51 @@ describe.runIf(havePostgres)(postgresSuite("postgresStore round trips"), () => {
       store.append("w1", deltas(1), 2, { holder: "a", token: taking.token + 1 }),
     ).rejects.toMatchObject({ _tag: "LeaseLost" });
     expect(await store.read("w1")).toEqual(numbered(deltas(2)));
+    await store.close();
+  });
+
+  it("a turn on a window whose log is read: the lease's taking tells the last seq, so the log is not read again; its events go in two appends", async () => {
+    const { pool, sent } = poolOf("turn");
+    const store = postgresStore(pool, { schema: "turn" });
+    await store.ready();
+    // The feed's first LISTEN tells a Resync, which reads the log once: that read is let go by first.
+    const resynced = new Promise<void>((resolve) => {
+      const stop = store.changes?.((change) => {
+        if (change._tag !== "Resync") return;
+        stop?.();
+        resolve();
+      });
+    });
+    const host = createHost(spyApp(), {
+      model: fakeModel().says("Hello, Ada."),
+      store,
+      hostId: "host-a",
+      onError: () => undefined,
+    });
+    const w = host.window("w1", { user: ada });
+    await w.ready;
+    await resynced;
+    await w.settled();
+    sent.length = 0;
+    expect((await w.prompt("hi"))._tag).toBe("Answered");
+    await w.settled();
+    const kinds = sent.map((text) =>
+      text.includes("WITH found AS")
+        ? "append"
+        : text.includes("WITH lease AS")
+          ? "take"
+          : text.includes("data::text AS data")
+            ? "read"
+            : text.includes("max(seq), 0)::text AS seq FROM")
+              ? "lastSeq"
+              : "other",
+    );
+    expect(kinds.filter((k) => k === "take")).toHaveLength(1);
+    // Before: a read of the log (its last seq, then its events) after each taking.
+    expect(kinds.filter((k) => k === "read" || k === "lastSeq")).toEqual([]);
+    // TurnStarted with StepStarted, then the step's text, its end and the answer.
+    expect(kinds.filter((k) => k === "append").length).toBeLessThanOrEqual(3);
+    await host.close();
     await store.close();
   });
 

@@ -79,12 +79,32 @@ export const writerLeasesContract = (name: string, make: () => Promise<LeasesFix
         await leases.join("a", ignore);
         await leases.join("b", ignore);
         const first = await leases.acquire("w1", "a");
-        expect(first).toEqual({ _tag: "Taken", token: expect.any(Number), tookOver: false });
+        // The stream's last seq as it was taken, read under the lock its appends take.
+        expect(first).toEqual({
+          _tag: "Taken",
+          token: expect.any(Number),
+          tookOver: false,
+          lastSeq: 0,
+        });
         const again = await leases.acquire("w1", "a");
         expect(again).toEqual(first);
         expect(await leases.acquire("w1", "b")).toEqual({ _tag: "Held", holder: "a" });
         // Still a's, and with the same token, after b asked.
         expect(await leases.acquire("w1", "a")).toEqual(first);
+      }),
+    );
+
+    it(
+      "a taking tells the stream's last seq as it was taken: what its holders appended before",
+      withLeases(async ({ store, leases }) => {
+        await leases.join("a", ignore);
+        await leases.join("b", ignore);
+        const a = await takenBy(leases, "w1", "a");
+        await store.append("w1", deltas(3), 0, a);
+        expect(await leases.acquire("w1", "a")).toMatchObject({ token: a.token, lastSeq: 3 });
+        await leases.release("w1", a);
+        expect(await leases.acquire("w1", "b")).toMatchObject({ _tag: "Taken", lastSeq: 3 });
+        expect(await leases.acquire("w2", "b")).toMatchObject({ _tag: "Taken", lastSeq: 0 });
       }),
     );
 
@@ -145,6 +165,7 @@ export const writerLeasesContract = (name: string, make: () => Promise<LeasesFix
           _tag: "Taken",
           token: a.token,
           tookOver: false,
+          lastSeq: 0,
         });
         await store.append("w1", deltas(1), 0, a);
         expect(await store.lastSeq("w1")).toBe(1);
@@ -170,6 +191,7 @@ export const writerLeasesContract = (name: string, make: () => Promise<LeasesFix
           _tag: "Taken",
           token: c.token,
           tookOver: false,
+          lastSeq: 0,
         });
         const refused = await rejectionOf(store.append("w1", deltas(1), 0, a1));
         expect(refused._tag).toBe("LeaseLost");

@@ -64,8 +64,15 @@ interface Member {
  */
 export const memoryLeases = (
   clock: Clock,
-  options: { readonly leaseMs?: number; readonly heartbeatMs?: number } = {},
+  options: {
+    readonly leaseMs?: number;
+    readonly heartbeatMs?: number;
+    /** The store's last seq of a stream: told with each taking, as PostgreSQL's leases do. */
+    readonly lastSeq?: (stream: string) => number;
+  } = {},
 ): MemoryLeases => {
+  const told = (stream: string) =>
+    options.lastSeq === undefined ? {} : { lastSeq: options.lastSeq(stream) };
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const members = new Map<string, Member>();
@@ -124,10 +131,10 @@ export const memoryLeases = (
         });
       else if (!member.dead) member.until = clock.now() + leaseMs;
       if (lease !== undefined && lease.holder === holder)
-        return { _tag: "Taken", token: lease.token, tookOver: false };
+        return { _tag: "Taken", token: lease.token, tookOver: false, ...told(stream) };
       const token = ++tokens;
       leases.set(stream, { holder, token });
-      return { _tag: "Taken", token, tookOver: lease !== undefined };
+      return { _tag: "Taken", token, tookOver: lease !== undefined, ...told(stream) };
     },
     release: async (stream, writer) => {
       const lease = leases.get(stream);

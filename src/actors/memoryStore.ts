@@ -47,11 +47,13 @@ export function memoryStore(): EventStore;
 export function memoryStore(options: { readonly shared: SharedMemory }): SharedMemoryStore;
 export function memoryStore(options: { readonly shared?: SharedMemory } = {}): EventStore {
   const shared = options.shared;
-  const leases: MemoryLeases | undefined =
-    shared === undefined ? undefined : memoryLeases(shared.clock ?? systemClock, shared);
   // A stream's event with seq n sits at index n - 1.
   const streams = new Map<string, LogEvent[]>();
   const lastSeq = (stream: string) => streams.get(stream)?.length ?? 0;
+  const leases: MemoryLeases | undefined =
+    shared === undefined
+      ? undefined
+      : memoryLeases(shared.clock ?? systemClock, { ...shared, lastSeq });
   // Entries, not functions: one function subscribed twice is two subscriptions.
   const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
   const tell = (change: StoreChange) => {

@@ -60,9 +60,10 @@ export const windowLease = (w: {
     stream: log.stream,
     logIdle: () => log.idle(),
     idle: w.idle,
-    onTaken: async () => {
-      // Taken anew: what other hosts wrote is read first, and a turn no live host runs ends.
-      if ((await log.catchUp(undefined, w.owner)) === "foreign")
+    onTaken: async (_, lastSeq) => {
+      // Taken anew: what other hosts wrote is read first, and a turn no live host runs ends. A
+      // store that told its last seq with the lease is read only if the log is behind it.
+      if ((await log.catchUp(lastSeq, w.owner)) === "foreign")
         throw new WindowOwnerMismatch({ clientId: w.clientId });
       if (log.lastSeq() > 0) w.ownerSeen();
       await interrupt();

@@ -92,8 +92,12 @@ export const windowWriter = (deps: {
   readonly logIdle: () => Promise<void>;
   /** Whether the window has nothing running: no turn, no question waiting. */
   readonly idle: () => boolean;
-  /** The lease was taken anew: read what others wrote, record an orphaned turn interrupted. */
-  readonly onTaken: (writer: Writer) => Promise<void>;
+  /**
+   * The lease was taken anew: read what others wrote (up to `lastSeq`, the
+   * stream's last as the store told it with the lease, when it does), record
+   * an orphaned turn interrupted.
+   */
+  readonly onTaken: (writer: Writer, lastSeq: number | undefined) => Promise<void>;
   /**
    * The store says this host no longer holds the lease it remembers (it was
    * paused or cut off past it, and another host took the window over): what
@@ -140,7 +144,7 @@ export const windowWriter = (deps: {
       const taken = { holder: routing.hostId, token: taking.token };
       writer = taken;
       try {
-        await deps.onTaken(taken);
+        await deps.onTaken(taken, taking.lastSeq);
         readUnder = taken;
       } catch (error) {
         // Not caught up, so not the writer: given back, and the op fails with the reason.

@@ -28,6 +28,8 @@ type Query = (text: string, values?: unknown[]) => Promise<ReadonlyArray<unknown
 
 /** The tables, and what the store lends the leases. */
 export interface LeaseTables {
+  /** The events table: a taking tells the stream's last seq, read under the same lock. */
+  readonly events: string;
   readonly leases: string;
   readonly hosts: string;
   readonly messages: string;
@@ -139,7 +141,8 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
     },
     // One round trip, under the stream's lock: the lease as it is, and, unless another live host
     // holds it, the taker's heartbeat made fresh (whether or not it joined) and the lease kept
-    // (its own, same token) or taken (a new token).
+    // (its own, same token) or taken (a new token); and the stream's last seq, so that a taker
+    // whose log is there already reads nothing more.
     acquire: async (stream, holder): Promise<LeaseTaking> => {
       const [s, h] = [literal(stream), literal(holder)];
       const [row] = (await t.oneTrip(
@@ -158,19 +161,31 @@ export const postgresLeases = (t: LeaseTables): WriterLeases => {
            RETURNING token)
          SELECT (SELECT holder FROM lease) AS holder, (SELECT token::text FROM lease) AS token,
            (SELECT ok FROM free) AS ok, (SELECT token::text FROM taken) AS taken,
-           (SELECT count(*) FROM beat)::int AS beats`,
+           (SELECT count(*) FROM beat)::int AS beats,
+           (SELECT coalesce(max(seq), 0)::text FROM ${t.events} WHERE stream = ${s}) AS seq`,
       )) as ReadonlyArray<{
         holder: string | null;
         token: string | null;
         ok: boolean;
         taken: string | null;
+        seq: string;
       }>;
       if (row === undefined)
         throw new InvariantBroken({ where: "postgresLeases", reason: "a taking gave no row" });
       if (!row.ok) return { _tag: "Held", holder: row.holder ?? "" };
       if (row.holder === holder)
-        return { _tag: "Taken", token: Number(row.token), tookOver: false };
-      return { _tag: "Taken", token: Number(row.taken), tookOver: row.holder !== null };
+        return {
+          _tag: "Taken",
+          token: Number(row.token),
+          tookOver: false,
+          lastSeq: Number(row.seq),
+        };
+      return {
+        _tag: "Taken",
+        token: Number(row.taken),
+        tookOver: row.holder !== null,
+        lastSeq: Number(row.seq),
+      };
     },
     release: async (stream: string, writer: Writer) => {
       await t.query(`DELETE FROM ${t.leases} WHERE stream = $1 AND holder = $2 AND token = $3`, [

@@ -25,7 +25,17 @@ export interface Writer {
  * it, so a turn it ran may be in flight in the log), or `Held` by a live host.
  */
 export type LeaseTaking =
-  | { readonly _tag: "Taken"; readonly token: number; readonly tookOver: boolean }
+  | {
+      readonly _tag: "Taken";
+      readonly token: number;
+      readonly tookOver: boolean;
+      /**
+       * The stream's last seq as the lease was taken, when the store tells it
+       * (read under the lock its appends take): a taker whose log is there has
+       * nothing more to read.
+       */
+      readonly lastSeq?: number;
+    }
   | { readonly _tag: "Held"; readonly holder: string };
 
 /**
