@@ -268,4 +268,11 @@ export const KNOWN: ReadonlyArray<ReadonlyArray<Op>> = [
     { op: "stop", host: 0 },
     { op: "kill", host: 0 },
   ],
+  // A stop asked on a paused host reached the holder (its LISTEN cut) after the end's turn began.
+  [
+    { op: "reset", host: 0 },
+    { op: "kill", host: 0 },
+    { op: "pause", host: 1 },
+    { op: "stop", host: 1 },
+  ],
 ];

@@ -116,9 +116,14 @@ export interface AssistantWindow {
     ids: ReadonlyArray<string | number>,
     options?: { readonly route?: string | null },
   ) => Promise<void>;
-  /** Stops the turn: the model request is aborted; a command already running finishes on its own. */
+  /**
+   * Stops the turn: the model request is aborted; a command already running
+   * finishes on its own. On a shared store it stops the last turn this host
+   * knew of when asked, never one started after (a stop the holder is told
+   * late stops nothing).
+   */
   readonly stop: () => void;
-  /** Stops any turn and forgets the conversation (its log keeps a `Reset`). */
+  /** Stops any turn and forgets the conversation (its log keeps a `Reset`); told late, as stop. */
   readonly reset: () => Promise<void>;
   /** The window's log events from `fromSeq` on, then each new one. */
   readonly events$: (fromSeq?: number) => Observable<LogEvent>;

@@ -29,8 +29,10 @@ export const ConfirmAsked = Schema.TaggedStruct("Confirm", {
   args: Schema.optional(Schema.Unknown),
   edited: Schema.optional(Schema.Unknown),
 });
-export const StopAsked = Schema.TaggedStruct("Stop", Asked);
-export const ResetAsked = Schema.TaggedStruct("Reset", Asked);
+/** The last turn a stop's or a reset's asker knew of: a turn begun after it goes on (it came late). */
+const Knew = { turn: Schema.optional(Schema.Number) };
+export const StopAsked = Schema.TaggedStruct("Stop", { ...Asked, ...Knew });
+export const ResetAsked = Schema.TaggedStruct("Reset", { ...Asked, ...Knew });
 export const SelectAsked = Schema.TaggedStruct("Select", {
   ...Asked,
   kind: Schema.String,

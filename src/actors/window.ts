@@ -310,10 +310,9 @@ export const openWindow = (
       if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
       await live();
     },
-    started: async () => {
-      await live();
-    },
+    started: () => live().then(() => undefined),
     owned,
+    turn: currentTurn,
   });
 
   const view = windowView({

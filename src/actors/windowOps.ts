@@ -10,7 +10,7 @@ import { type AssistantWindow, promptRefused, SelectionRefused } from "./assista
 import type { Reply, Request } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
 import type { WindowLog } from "./windowLog.ts";
-import { answerAsHolder, type LocalOps, windowRemote } from "./windowRemote.ts";
+import { answerAsHolder, type LocalOps, reaches, windowRemote } from "./windowRemote.ts";
 import type { WindowWriter } from "./windowWriter.ts";
 
 const unanswered = () =>
@@ -23,8 +23,10 @@ export const writerOps = (deps: {
   readonly routing: Routing | undefined;
   readonly clientId: string;
   readonly owner: string;
-  readonly log: Pick<WindowLog, "appended$">;
+  readonly log: Pick<WindowLog, "appended$" | "status">;
   readonly clock: Clock;
+  /** The turn the window's conversation runs (or ran last); the log's when none runs here. */
+  readonly turn: () => number;
   /** Waits for the conversation to start; refuses a prompt when it cannot. */
   readonly ready: () => Promise<void>;
   /** Waits for the conversation to start; refuses when the window failed or closed. */
@@ -84,10 +86,15 @@ export const writerOps = (deps: {
     },
     stop: () => {
       if (remote === undefined) return local.stop();
+      // The turn it stops is one known now: asked again later (here or of the holder), it stops
+      // no turn begun since.
+      const asked = Math.max(deps.turn(), remote.known());
       void writer
         .run(
-          async () => local.stop(),
-          (holder) => remote.stop(holder),
+          async () => {
+            if (reaches(deps.turn(), asked)) local.stop();
+          },
+          (holder) => remote.stop(holder, asked),
           () => undefined,
         )
         .catch(() => undefined);
@@ -95,15 +102,24 @@ export const writerOps = (deps: {
     reset: async () => {
       await deps.started();
       if (remote === undefined) return local.reset();
+      // As a stop: a turn begun after it was asked (it came late) is kept, and nothing is reset.
+      const asked = Math.max(deps.turn(), remote.known());
       return writer.run(
-        () => local.reset(),
-        (holder) => remote.reset(holder),
+        async () => {
+          if (reaches(deps.turn(), asked)) await local.reset();
+        },
+        (holder) => remote.reset(holder, asked),
         () => {
           throw unanswered();
         },
       );
     },
     answer: (request) =>
-      answerAsHolder(request, { owner: deps.owner, asHolder: writer.asHolder, local }),
+      answerAsHolder(request, {
+        owner: deps.owner,
+        asHolder: writer.asHolder,
+        local,
+        turn: deps.turn,
+      }),
   };
 };

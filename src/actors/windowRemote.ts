@@ -51,6 +51,14 @@ const refusal = (reply: Extract<Reply, { _tag: "Refused" }>, clientId: string): 
   return new Error(reply.message);
 };
 
+/**
+ * Whether a stop or a reset asked when `asked` was the last turn its asker
+ * knew of reaches the window's turn `running`: not one begun after it (one
+ * that reached the writer late, or was asked again there, ends nothing later).
+ */
+export const reaches = (running: number, asked: number | undefined): boolean =>
+  asked === undefined || running <= asked;
+
 const ANSWERS = new Set([
   "Answered",
   "InvalidEdit",
@@ -72,12 +80,14 @@ export const windowRemote = (deps: {
   readonly routing: Routing;
   readonly clientId: string;
   readonly owner: string;
-  readonly log: Pick<WindowLog, "appended$">;
+  readonly log: Pick<WindowLog, "appended$" | "status">;
   readonly clock: Clock;
   /** Takes the lease if its holder died (recording its turn interrupted), else does nothing. */
   readonly probe: () => Promise<unknown>;
 }) => {
   const { routing, clientId, owner } = deps;
+  /** The last turn a prompt asked here was told had started: a stop asked here reaches it. */
+  let started = 0;
   const ask = (holder: string, request: Parameters<Routing["ask"]>[1]) =>
     routing.ask(holder, request);
   /** A reset's or a selection's reply: done, refused there (thrown here), or ask again. */
@@ -123,6 +133,7 @@ export const windowRemote = (deps: {
         if (reply._tag === "Refused") throw refusal(reply, clientId);
         if (reply._tag !== "Started") return TRY_AGAIN;
         wanted = reply.turn;
+        started = Math.max(started, reply.turn);
         onStarted?.(reply.turn);
         const known = ends.get(reply.turn);
         if (known !== undefined) return known;
@@ -160,12 +171,15 @@ export const windowRemote = (deps: {
       if (reply._tag === "Refused") throw refusal(reply, clientId);
       return ANSWERS.has(reply._tag) ? (reply as AnswerResult) : TRY_AGAIN;
     },
-    stop: async (holder: string): Promise<undefined | typeof TRY_AGAIN> => {
-      const reply = await ask(holder, { _tag: "Stop", clientId, owner });
+    /** The last turn this host knows of: its log's, or one a prompt asked here started. */
+    known: () => Math.max(started, deps.log.status().turn),
+    /** Asks the holder to stop its turn, unless it started after `turn`. */
+    stop: async (holder: string, turn: number): Promise<undefined | typeof TRY_AGAIN> => {
+      const reply = await ask(holder, { _tag: "Stop", clientId, owner, turn });
       return reply._tag === "Done" ? undefined : TRY_AGAIN;
     },
-    reset: async (holder: string): Promise<undefined | typeof TRY_AGAIN> =>
-      done(await ask(holder, { _tag: "Reset", clientId, owner })),
+    reset: async (holder: string, turn: number): Promise<undefined | typeof TRY_AGAIN> =>
+      done(await ask(holder, { _tag: "Reset", clientId, owner, turn })),
     select: async (
       holder: string,
       kind: string,
@@ -187,6 +201,8 @@ export const answerAsHolder = async (
     /** Runs the body as the holder, keeping the lease until it settles; `undefined` when not the holder. */
     readonly asHolder: <T>(body: () => Promise<T>) => Promise<T | typeof NOT_HELD>;
     readonly local: LocalOps;
+    /** The turn the window's conversation runs (or ran last). */
+    readonly turn: () => number;
   },
 ): Promise<Reply> => {
   if (request.owner !== window.owner)
@@ -229,14 +245,14 @@ export const answerAsHolder = async (
       case "Stop":
         return await held(
           window.asHolder(async (): Promise<Reply> => {
-            local.stop();
+            if (reaches(window.turn(), request.turn)) local.stop();
             return { _tag: "Done" };
           }),
         );
       case "Reset":
         return await held(
           window.asHolder(async (): Promise<Reply> => {
-            await local.reset();
+            if (reaches(window.turn(), request.turn)) await local.reset();
             return { _tag: "Done" };
           }),
         );
