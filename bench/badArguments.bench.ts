@@ -9,9 +9,9 @@
  * what the depth cap adds to reading a valid 4 MiB body: the scan of its text
  * for nesting, before it is parsed.
  */
-import { Schema } from "effect";
-import { createApp, createCallPath, defineCommand, formatOutcome } from "elyra-assistant";
+import { createApp, createCallPath, formatOutcome } from "elyra-assistant";
 import { textNestedDeeper } from "../src/runtime/json.ts";
+import { bulkImport as bulk } from "./bulkImport.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 
 const TARGET_MS = 100;
@@ -21,21 +21,6 @@ const WARMUP = 2;
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-const bulk = defineCommand({
-  name: "lines_import",
-  description: "Imports order lines.",
-  can: "lines.create",
-  args: {
-    items: Schema.Array(
-      Schema.Struct({
-        note: Schema.optional(Schema.String),
-        sku: Schema.optional(Schema.String),
-        qty: Schema.Number,
-      }),
-    ),
-  },
-  run: () => null,
-});
 const app = createApp({ commands: [bulk], userAbilities: () => [], mcp: { allow: ["*"] } });
 const path = createCallPath(app);
 const ctx = { user: {}, origin: { kind: "agent", client: "bench" }, scope: "bench" } as const;

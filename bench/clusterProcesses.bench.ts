@@ -9,6 +9,9 @@
  * hosts send a turn (pg's `Client.query`, counted in the children).
  * Target: 1 host on PostgreSQL ≥ 0.5× 1 host on SQLite in turns/s, and turns
  * per CPU-second that do not fall as hosts are added (3 hosts ≥ 0.9× 1).
+ * Beside them, the same rounds on a pass-through (bench/clusterPassThroughChild.ts,
+ * the routes without the library: one write and NOTIFY a turn) in 1–3
+ * processes: how turns per CPU-second fall on this machine for any host.
  * Without PostgreSQL's binaries the bench reports itself skipped.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -32,15 +35,30 @@ const TOKEN = "bench-token-0123456789";
 /** When set, every host child runs under `--cpu-prof`, its profile written here at its end. */
 const PROFILE_DIR = process.env.ELYRA_BENCH_CPU_PROF;
 const CHILD = fileURLToPath(new URL("clusterProcessesChild.ts", import.meta.url));
+const PASS_THROUGH = fileURLToPath(new URL("clusterPassThroughChild.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-type Config = { readonly name: string; readonly hosts: number; readonly postgres: boolean };
+type Config = {
+  readonly name: string;
+  readonly hosts: number;
+  readonly postgres: boolean;
+  /** The baseline child (bench/clusterPassThroughChild.ts) rather than the library's host. */
+  readonly passThrough?: true;
+};
 const CONFIGS: ReadonlyArray<Config> = [
   { name: "sqlite × 1 host", hosts: 1, postgres: false },
   { name: "postgres × 1 host", hosts: 1, postgres: true },
   { name: "postgres × 2 hosts", hosts: 2, postgres: true },
   { name: "postgres × 3 hosts", hosts: 3, postgres: true },
+  ...[1, 2, 3].map((hosts) => ({
+    name: `pass-through × ${hosts}`,
+    hosts,
+    postgres: true,
+    passThrough: true as const,
+  })),
 ];
+/** A count's database: each its own, so that other counts' listeners cost it nothing. */
+const databaseOf = (config: Config) => `${config.passThrough ? "pass" : "hosts"}${config.hosts}`;
 
 interface Child {
   readonly url: string;
@@ -49,13 +67,13 @@ interface Child {
   readonly cpu: () => Promise<{ us: number; counts: Record<string, number> }>;
 }
 
-const startChild = async (env: Record<string, string>): Promise<Child> => {
+const startChild = async (env: Record<string, string>, script = CHILD): Promise<Child> => {
   const child = spawn(
     process.execPath,
     [
       ...SOURCE_NODE_ARGS,
       ...(PROFILE_DIR === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR]),
-      CHILD,
+      script,
     ],
     { cwd: ROOT, env: { ...process.env, ...env, TOKEN }, stdio: ["pipe", "pipe", "inherit"] },
   );
@@ -195,7 +213,8 @@ const spread = (values: ReadonlyArray<number>) =>
 
 const COLUMNS = [
   ...["case", "turnsPerSec", "ratio", "spread", "hostCpuMs", "dbCpuMs", "cpuMs"],
-  ...["turnsPerCpuSec", "perCpuRatio", "statements", "idleCpuMsPerSec", "wallMs", "pass"],
+  ...["turnsPerCpuSec", "perCpuRatio", "vsFloor", "statements", "idleCpuMsPerSec", "wallMs"],
+  "pass",
 ];
 
 const run = async (): Promise<BenchResult> => {
@@ -231,23 +250,26 @@ const run = async (): Promise<BenchResult> => {
     // A database per host count: NOTIFY wakes every listening backend of its database, and the
     // other counts' hosts, idle meanwhile, must not add to this one's database CPU.
     for (const config of CONFIGS)
-      if (config.postgres) await probe.query(`CREATE DATABASE hosts${config.hosts}`);
+      if (config.postgres) await probe.query(`CREATE DATABASE ${databaseOf(config)}`);
     await probe.end();
     const postmaster = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
     const sets = await Promise.all(
       CONFIGS.map((config, c) =>
         Promise.all(
           Array.from({ length: config.hosts }, (_, h) =>
-            startChild({
-              HOST_ID: `c${c}-h${h}`,
-              ...(config.postgres
-                ? {
-                    STORE: "postgres",
-                    DATABASE_URL: server.urlOf(`hosts${config.hosts}`),
-                    SCHEMA: "bench",
-                  }
-                : { STORE: "sqlite", SQLITE_PATH: join(dir, "events.db") }),
-            }).then((child) => {
+            startChild(
+              {
+                HOST_ID: `c${c}-h${h}`,
+                ...(config.postgres
+                  ? {
+                      STORE: "postgres",
+                      DATABASE_URL: server.urlOf(databaseOf(config)),
+                      SCHEMA: "bench",
+                    }
+                  : { STORE: "sqlite", SQLITE_PATH: join(dir, "events.db") }),
+              },
+              config.passThrough ? PASS_THROUGH : CHILD,
+            ).then((child) => {
               children.push(child);
               return child;
             }),
@@ -286,6 +308,7 @@ const run = async (): Promise<BenchResult> => {
   const sqlite = rounds[0]!;
   const perCpu = (r: Round) => 1000 / (r.hostCpuMs + r.dbCpuMs);
   const onePg = rounds[1]!;
+  const onePass = rounds[CONFIGS.findIndex((c) => c.passThrough)]!;
   const rows = CONFIGS.map((config, c) => {
     const mine = rounds[c]!;
     const tps = mine.map((r) => r.turnsPerSec);
@@ -300,7 +323,16 @@ const run = async (): Promise<BenchResult> => {
       .sort((a, b) => b[1] - a[1]);
     const total = statements.reduce((sum, [kind, n]) => (kind.startsWith("(") ? sum : sum + n), 0);
     const ratio = median(tps.map((t, i) => t / sqlite[i]!.turnsPerSec));
-    const perCpuRatio = median(mine.map((r, i) => perCpu(r) / perCpu(onePg[i]!)));
+    const perCpuRatio = median(
+      mine.map((r, i) => perCpu(r) / perCpu((config.passThrough ? onePass : onePg)[i]!)),
+    );
+    // The hosts' fall ÷ the pass-through's at the same count, in the same round.
+    const passAt = rounds[CONFIGS.findIndex((o) => o.passThrough && o.hosts === config.hosts)]!;
+    const vsFloor = median(
+      mine.map(
+        (r, i) => perCpu(r) / perCpu(onePg[i]!) / (perCpu(passAt[i]!) / perCpu(onePass[i]!)),
+      ),
+    );
     return {
       case: config.name,
       turnsPerSec: r2(median(tps)),
@@ -311,10 +343,14 @@ const run = async (): Promise<BenchResult> => {
       cpuMs: r2(median(mine.map((r) => r.hostCpuMs + r.dbCpuMs))),
       turnsPerCpuSec: r2(median(mine.map(perCpu))),
       perCpuRatio: config.postgres ? r2(perCpuRatio) : "",
+      vsFloor: config.postgres && !config.passThrough && config.hosts > 1 ? r2(vsFloor) : "",
       statements: r2(total),
       idleCpuMsPerSec: r2(idleCpu[c]!),
       statementsByKind: statements.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(", "),
-      pass: !config.postgres || (config.hosts === 1 ? ratio >= 0.5 : perCpuRatio >= 0.9),
+      pass:
+        !config.postgres ||
+        config.passThrough === true ||
+        (config.hosts === 1 ? ratio >= 0.5 : perCpuRatio >= 0.9),
     };
   });
   const floors = floorRows.map((f) => ({
@@ -338,12 +374,18 @@ const run = async (): Promise<BenchResult> => {
       `${ROUNDS} rounds after ${WARMUP} warm-up round(s) of each, order turned; medians, spread min–max; ` +
         "ratio: ÷ sqlite × 1 host in the same round; hostCpuMs: all host processes' CPU a turn; " +
         "dbCpuMs: PostgreSQL's processes (/proc) a turn; turnsPerCpuSec: 1000 ÷ (host + db); " +
-        "perCpuRatio: ÷ postgres × 1 host in the same round; idleCpuMsPerSec: the host " +
+        "perCpuRatio: ÷ postgres × 1 host (pass-through: ÷ pass-through × 1) in the same round; idleCpuMsPerSec: the host " +
         `processes' CPU over ${IDLE_MS / 1000} s idle before the rounds, ms a second.`,
       `statements a turn (all hosts, pg round trips; "(NOTIFY heard)": notifications all hosts' LISTEN connections were told, not a round trip): ${rows
         .filter((r) => r.statements > 0)
         .map((r) => `${r.case}: ${r.statementsByKind}`)
         .join("; ")}.`,
+      "pass-through × n: the baseline, bench/clusterPassThroughChild.ts in n processes on a " +
+        "database of its own: the same routes without the library, one write a turn (lock, " +
+        "insert, pg_notify, one round trip), every process listening: what splitting the same " +
+        "turns over n processes on these 2 cores costs any host; its perCpuRatio is the floor " +
+        "of the hosts' (not a target of its own). vsFloor: postgres × n's perCpuRatio ÷ " +
+        "pass-through × n's, in the same round (≥ 1: the hosts fall no faster than the floor).",
       "floor rows: each store call 1 000 times one at a time in this process (after 100), its " +
         "CPU (hostCpuMs) and PostgreSQL's (dbCpuMs) a call, wallMs its latency; the host " +
         "processes idle meanwhile.",

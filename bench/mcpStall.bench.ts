@@ -25,11 +25,11 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Schema } from "effect";
-import { createApp, defineCommand } from "elyra-assistant";
+import { createApp } from "elyra-assistant";
 import { toNodeListener } from "elyra-assistant/http";
 import { mcpHttp, serveMcpStdio } from "elyra-assistant/mcp";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
+import { bulkImport as bulk } from "./bulkImport.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 
 const TARGET_MS = 20;
@@ -47,22 +47,6 @@ const LIMITS: Record<Config, { maxMessageBytes?: number; maxMessageValues?: numb
   before: { maxMessageBytes: 4 * MiB, maxMessageValues: Number.MAX_SAFE_INTEGER },
   after: {},
 };
-
-const bulk = defineCommand({
-  name: "lines_import",
-  description: "Imports order lines.",
-  can: "lines.create",
-  args: {
-    items: Schema.Array(
-      Schema.Struct({
-        note: Schema.optional(Schema.String),
-        sku: Schema.optional(Schema.String),
-        qty: Schema.Number,
-      }),
-    ),
-  },
-  run: ({ items }) => ({ imported: items.length }),
-});
 
 // ---------------------------------------------------------------- the child: one server
 
