@@ -351,7 +351,11 @@ export const openWindow = (
         (error: unknown) => deps.onError(error, { clientId }),
       );
     },
-    prompt: promptAnew(ops.prompt, () => failed, () => deps.reopen(clientId, user)),
+    prompt: promptAnew(
+      ops.prompt,
+      () => failed,
+      () => deps.reopen(clientId, user),
+    ),
     confirm: ops.confirm,
     // Checked at subscription, not at the call: a query opened after the window closed is refused.
     live: (command, args) =>
