@@ -141,7 +141,8 @@ export const windowRemote = (deps: {
         const probe = () => {
           if (over) return;
           probing = deps.clock.setTimeout(() => {
-            void deps.probe().finally(probe);
+            // One the store refuses is tried again at the next lease time.
+            void deps.probe().then(probe, probe);
           }, routing.leases.leaseMs);
         };
         probe();

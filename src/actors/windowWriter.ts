@@ -162,7 +162,12 @@ export const windowWriter = (deps: {
       const held = writer;
       if (held === undefined || ops > 0 || !deps.idle()) return;
       writer = undefined;
-      await routing.leases.release(deps.stream, held).catch(() => undefined);
+      await routing.leases.release(deps.stream, held).catch(() => {
+        // Not given back (its answer lost, a killed backend): the store may still have this host
+        // as the holder, alive, so it still writes the window for the hosts that ask it, and
+        // gives the lease back after their next op. A later taking asks the store whether it holds.
+        if (writer === undefined) writer = held;
+      });
     });
   };
 
