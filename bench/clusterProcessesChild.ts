@@ -48,6 +48,7 @@ const kindOf = (text: unknown): string => {
   // One round trip each: BEGIN, the lock, the statement and COMMIT in one query.
   if (sql.includes("WITH found AS")) return "append (one query)";
   if (sql.includes("WITH lease AS")) return "lease take (one query)";
+  if (sql.includes("WITH last AS")) return "read to end (one query)";
   if (words[0] === "BEGIN" || words[0] === "COMMIT" || words[0] === "ROLLBACK") return words[0];
   if (sql.includes("pg_advisory_xact_lock")) return "lock";
   if (sql.includes("pg_notify")) return sql.includes("_messages") ? "send" : "insert+notify";

@@ -298,6 +298,11 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         ...numbered(deltas(1, "after"), 2),
       ]);
       expect(await s.lastSeq("w1")).toBe(3);
+      // Read with its last seq in one round trip: the skipped row counted there too.
+      expect(await s.readToEnd?.("w1", 1)).toEqual({
+        events: numbered(deltas(1, "after"), 2),
+        lastSeq: 3,
+      });
     });
 
     it("an event of a known type that does not decode is an error, not skipped", async () => {

@@ -242,8 +242,10 @@ class LogOfWindow implements WindowLog {
         const from = this.#lastSeq;
         // To the end as it is now, not only to `toSeq`: the appends told after this one are read
         // too. Without a seq told, the store's own last seq, which counts rows `read` skips.
-        const end = toSeq === undefined ? await this.#store.lastSeq(this.stream) : undefined;
-        const events = await this.#store.read(this.stream, from, end);
+        const { events, lastSeq: end } =
+          toSeq === undefined
+            ? await this.#toEnd(from)
+            : { events: await this.#store.read(this.stream, from), lastSeq: undefined };
         // Another user's window (two hosts each opened it for a different user): none of it is shown.
         if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
         let read = false;
@@ -274,6 +276,13 @@ class LogOfWindow implements WindowLog {
     return reloaded;
   }
 
+  /** The stream's last seq and its events after `from`: in one read when the store offers it. */
+  async #toEnd(from: number): Promise<{ events: ReadonlyArray<LogEvent>; lastSeq: number }> {
+    if (this.#store.readToEnd !== undefined) return this.#store.readToEnd(this.stream, from);
+    const lastSeq = await this.#store.lastSeq(this.stream);
+    return { lastSeq, events: await this.#store.read(this.stream, from) };
+  }
+
   async #reload(): Promise<ReadonlyArray<LogEvent>> {
     await this.#queue;
     // Read before (not the window's first read): what others wrote since then is told below.
@@ -281,8 +290,7 @@ class LogOfWindow implements WindowLog {
     // The store's own last seq, asked first: `read` skips events of types this code does not
     // know (a newer version's), so the last one read may be older than the stream's last.
     this.#refused = undefined;
-    const storedSeq = await this.#store.lastSeq(this.stream);
-    const events = await this.#store.read(this.stream);
+    const { lastSeq: storedSeq, events } = await this.#toEnd(0);
     this.#history.reset(events);
     this.#usage.reset(events);
     this.#status.reset(events);

@@ -109,6 +109,10 @@ export const postgresStore = (
     FROM ${name} WHERE stream = $1`;
   const SELECT = `SELECT data::text AS data FROM ${name}
     WHERE stream = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`;
+  // The last seq with the events after $2, at one snapshot: one row with no data when none is.
+  const TO_END = `WITH last AS (SELECT coalesce(max(seq), 0)::text AS seq FROM ${name} WHERE stream = $1)
+    SELECT last.seq AS last, e.data::text AS data FROM last
+    LEFT JOIN ${name} e ON e.stream = $1 AND e.seq > $2 ORDER BY e.seq`;
   const DELETE = `DELETE FROM ${name} WHERE stream = $1`;
 
   /** Whether this store's leases are in use (joined or taken): then every append names its writer. */
@@ -277,6 +281,19 @@ export const postgresStore = (
       return events;
     },
     lastSeq,
+    readToEnd: async (stream, fromSeq) => {
+      await ready();
+      const rows = (await withConnection((query) =>
+        query(TO_END, [stream, bound(Number.isNaN(fromSeq) ? 0 : fromSeq)]),
+      )) as ReadonlyArray<{ last: string; data: string | null }>;
+      const events: LogEvent[] = [];
+      for (const row of rows) {
+        if (row.data === null) continue;
+        const event = fromRow(JSON.parse(row.data));
+        if (event !== undefined) events.push(event);
+      }
+      return { events, lastSeq: Number(rows[0]?.last ?? 0) };
+    },
     changes: (listener) =>
       feed.subscribe((notice) => {
         if (notice._tag !== "Message") listener(notice);

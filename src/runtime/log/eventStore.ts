@@ -63,6 +63,24 @@ export interface EventStore {
    * skips it: where the next append goes. 0 when the stream has none.
    */
   readonly lastSeq: (stream: string) => Promise<number>;
+  /**
+   * Optional: what `lastSeq` then `read(stream, fromSeq)` give, read at one
+   * moment, in one round trip (`postgresStore` has it: a store in the same
+   * process has no round trip to save). A window reads its log so when the
+   * store offers it, and asks the two otherwise.
+   *
+   * @example
+   * ```ts
+   * const { events, lastSeq } = (await store.readToEnd?.("w1", 0)) ?? {
+   *   lastSeq: await store.lastSeq("w1"),
+   *   events: await store.read("w1", 0),
+   * };
+   * ```
+   */
+  readonly readToEnd?: (
+    stream: string,
+    fromSeq: number,
+  ) => Promise<{ readonly events: ReadonlyArray<LogEvent>; readonly lastSeq: number }>;
   /** Forgets a stream (a memory store does, when its window closes). */
   readonly drop: (stream: string) => Promise<void>;
   /** Whether closing a window keeps its log (true for durable stores). */
