@@ -40,7 +40,8 @@ export interface WindowLog {
   /**
    * Appends one event after those already queued; resolves once it is stored.
    * Appends made while the one before them is in flight are stored in one
-   * call to the store (up to {@link APPEND_BATCH}). Once the store refuses one, the ones after it are refused too, until `reload`.
+   * call to the store (up to {@link APPEND_BATCH}). Once the store refuses
+   * one, the ones after it are refused too, until `reload`.
    */
   readonly append: (event: Unstamped) => Promise<LogEvent>;
   /** Resolves when every queued append has settled. */
