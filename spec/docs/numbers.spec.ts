@@ -143,6 +143,14 @@ const at =
   (...fragments: ReadonlyArray<string>): ReadonlyArray<Quote> =>
     fragments.map((fragment) => ({ file, fragment }));
 const architecture = at("docs/architecture.md");
+/** A decision record by its letter: the docs/decisions/ file whose heading is `# (letter) …`. */
+const decision = (letter: string) => {
+  const file = docFiles().find(
+    (f) => f.startsWith("docs/decisions/") && readDoc(f).startsWith(`# (${letter}) `),
+  );
+  if (file === undefined) throw new Error(`no decision record (${letter}) in docs/decisions/`);
+  return at(file);
+};
 const assistant = at("docs/assistant.md");
 const backend = at("docs/backend.md");
 const codeMode = at("docs/code-mode.md");
@@ -167,7 +175,8 @@ const claims: ReadonlyArray<Claim> = [
         "| a request body | {N} (`MAX_BODY_BYTES`",
         "(a body over {N})",
       ),
-      ...architecture("A route's body is at most {N}", "a body may be {N}, NOTIFY"),
+      ...architecture("A route's body is at most {N}"),
+      ...decision("aj")("a body may be {N}, NOTIFY"),
       ...backend("reads the JSON body itself (at most {N},", "the handler's {N}"),
     ],
   },
@@ -191,6 +200,8 @@ const claims: ReadonlyArray<Claim> = [
       ...ui("JSON nested at most {N} levels"),
       ...backend("JSON {N} levels deep"),
       ...architecture("JSON nests at most {N}"),
+      ...decision("aa")("JSON nests at most {N}"),
+      ...at("docs/decisions/README.md")("JSON nests at most {N}"),
     ],
   },
   {
@@ -201,7 +212,7 @@ const claims: ReadonlyArray<Claim> = [
         "more than {N} of its frames wait unread",
         "| a live query stream | {N} of unread frames",
       ),
-      ...architecture("a buffer cut at {N} of unread frames"),
+      ...decision("ag")("a buffer cut at {N} of unread frames"),
     ],
   },
   {
@@ -215,20 +226,20 @@ const claims: ReadonlyArray<Claim> = [
     quotes: [
       ...ui("`maxEventsBehind` ({N},", "`maxEventsBehind` ({N}) new events"),
       ...backend("`maxEventsBehind` ({N}) new events"),
-      ...architecture("up to `maxEventsBehind` ({N});"),
+      ...decision("ag")("up to `maxEventsBehind` ({N});"),
     ],
   },
   {
     constant: "FEED_PAGE (a page of the stored log, at most)",
     value: FEED_PAGE,
-    quotes: [...ui("{N} at most), only as"), ...architecture("first, at most {N} events,")],
+    quotes: [...ui("{N} at most), only as"), ...decision("ag")("first, at most {N} events,")],
   },
   {
     constant: "FEED_PAGE_BYTES (a page of the stored log, in KB)",
     value: FEED_PAGE_BYTES / 1024,
     quotes: [
       ...ui("a page of\nabout {N} KB at a time", "one page of the stored log (about {N} KB)"),
-      ...architecture("log (about {N} KB:"),
+      ...decision("ag")("log (about {N} KB:"),
     ],
   },
   {
@@ -266,7 +277,7 @@ const claims: ReadonlyArray<Claim> = [
     constant: "MAX_TOKENS_PER_STEP (maxTokensPerStep)",
     value: MAX_TOKENS_PER_STEP,
     quotes: [
-      ...architecture("(`maxTokensPerStep`, {N} by default"),
+      ...decision("al")("(`maxTokensPerStep`, {N} by default"),
       ...assistant(
         "| `maxTokensPerStep` | `{N}`",
         "the host's `maxTokensPerStep` ({N})",
@@ -307,10 +318,10 @@ const claims: ReadonlyArray<Claim> = [
       ...architecture(
         "wait up to {N} -> NotConfirmed",
         "the delay `timeout` ({N})",
-        "machine decides at {N};",
-        "a question may wait {N},",
         "holding the {N}",
       ),
+      ...decision("j")("machine decides at {N};"),
+      ...decision("am")("a question may wait {N},"),
       ...ui("`no answer in {N}`"),
     ],
   },
@@ -319,7 +330,7 @@ const claims: ReadonlyArray<Claim> = [
     value: CONFIRM_LABEL_TIMEOUT_MS,
     quotes: [
       ...commands("takes more than {N} (`CONFIRM_LABEL_TIMEOUT_MS`"),
-      ...architecture("bounded by {N} on the call path's clock"),
+      ...decision("am")("bounded by {N} on the call path's clock"),
     ],
   },
   {
@@ -360,7 +371,7 @@ const claims: ReadonlyArray<Claim> = [
   {
     constant: "MAX_NAME (a tool name in the log)",
     value: MAX_NAME,
-    quotes: [...architecture("reaches the log (cut at {N} characters)")],
+    quotes: [...decision("i")("reaches the log (cut at {N} characters)")],
   },
   {
     constant: "MAX_EXPLANATION (a model error's explanation)",
@@ -408,7 +419,8 @@ const claims: ReadonlyArray<Claim> = [
     constant: "MAX_STREAMED_INPUT_CHARS",
     value: MAX_STREAMED_INPUT_CHARS,
     quotes: [
-      ...architecture("`MAX_STREAMED_INPUT_CHARS` ({N} characters", "at most {N} chars"),
+      ...decision("al")("`MAX_STREAMED_INPUT_CHARS` ({N} characters"),
+      ...architecture("at most {N} chars"),
       ...codeMode("an input past {N} characters"),
       ...streaming("past {N} characters, or a block"),
     ],
@@ -433,7 +445,8 @@ const claims: ReadonlyArray<Claim> = [
     constant: "BUSY_TIMEOUT_MS (sqliteStore's busyTimeoutMs)",
     value: BUSY_TIMEOUT_MS,
     quotes: [
-      ...architecture("waits `busyTimeoutMs` ({N}, time", "waits up to `busyTimeoutMs` ({N})"),
+      ...architecture("waits `busyTimeoutMs` ({N}, time"),
+      ...decision("ad")("waits up to `busyTimeoutMs` ({N})"),
       ...backend("waiting `busyTimeoutMs` ({N}, time", "waits `busyTimeoutMs` ({N}, for"),
     ],
   },
@@ -446,7 +459,8 @@ const claims: ReadonlyArray<Claim> = [
     constant: "LEASE_MS (postgresStore's leaseMs)",
     value: LEASE_MS,
     quotes: [
-      ...architecture("`leaseMs` ({N}) and `heartbeatMs`", "`clock_timestamp() + leaseMs`, {N}:"),
+      ...architecture("`leaseMs` ({N}) and `heartbeatMs`"),
+      ...decision("aj")("`clock_timestamp() + leaseMs`, {N}:"),
       ...scaling("and `leaseMs` ({N})", "With the default {N}, expect"),
       ...backend("a lease (`leaseMs`, {N})"),
       ...crm("once its lease lapses ({N})"),
@@ -455,27 +469,30 @@ const claims: ReadonlyArray<Claim> = [
   {
     constant: "HEARTBEAT_MS (postgresStore's heartbeatMs)",
     value: HEARTBEAT_MS,
-    quotes: [...architecture("and `heartbeatMs` ({N}) set", "(every `heartbeatMs`, {N}, it sets")],
+    quotes: [
+      ...architecture("and `heartbeatMs` ({N}) set"),
+      ...decision("aj")("(every `heartbeatMs`, {N}, it sets"),
+    ],
   },
   {
     constant: "MESSAGE_TTL (messages between hosts)",
     value: figureValue(MESSAGE_TTL),
-    quotes: [...architecture("rows older than {N} are")],
+    quotes: [...decision("aj")("rows older than {N} are")],
   },
   {
     constant: "FIRST_RETRY_MS (the LISTEN connection made again)",
     value: FIRST_RETRY_MS,
-    quotes: [...architecture("made again after {N},", "and back to {N} once it listens")],
+    quotes: [...decision("ai")("made again after {N},", "and back to {N} once it listens")],
   },
   {
     constant: "LAST_RETRY_MS",
     value: LAST_RETRY_MS,
-    quotes: [...architecture("doubling to {N} and back")],
+    quotes: [...decision("ai")("doubling to {N} and back")],
   },
   {
     constant: "MAX_PAYLOAD_BYTES (a NOTIFY payload)",
     value: MAX_PAYLOAD_BYTES,
-    quotes: [...architecture("at most {N} bytes of UTF-8")],
+    quotes: [...decision("ai")("at most {N} bytes of UTF-8")],
   },
   {
     constant: "MAX_TABLE (postgresStore's table name)",
@@ -491,7 +508,7 @@ const claims: ReadonlyArray<Claim> = [
     quotes: [
       ...mcp("| `idleTimeoutMs` | {N} |", "old sessions expire, {N} later"),
       ...backend("each ended after {N} idle"),
-      ...architecture("for up to {N:minutes} idle minutes"),
+      ...decision("ac")("for up to {N:minutes} idle minutes"),
     ],
   },
   {
@@ -542,7 +559,7 @@ const claims: ReadonlyArray<Claim> = [
         "`rateLimit`: {N} requests per user",
         "`rateLimit` ({N} per 60 s unless set)",
       ),
-      ...architecture("`rateLimit` defaults to {N} requests per user"),
+      ...decision("ab")("`rateLimit` defaults to {N} requests per user"),
     ],
   },
   {
@@ -555,7 +572,7 @@ const claims: ReadonlyArray<Claim> = [
         "60 requests per user per {N} unless set",
         "(60 per {N} unless set)",
       ),
-      ...architecture("60 requests per user in any {N} (a"),
+      ...decision("ab")("60 requests per user in any {N} (a"),
     ],
   },
   {
@@ -582,7 +599,7 @@ const claims: ReadonlyArray<Claim> = [
         "Past {N} bytes the oldest",
         "≤ {N} bytes a note",
       ),
-      ...architecture("≤ {N} bytes. The first version"),
+      ...decision("p")("≤ {N} bytes. The first version"),
     ],
   },
   {
