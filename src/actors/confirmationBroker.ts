@@ -1,6 +1,7 @@
 import { type Observable, Subject } from "rxjs";
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
+import type { AnswerResult } from "../runtime/calls/answerResult.ts";
 import { canonicalJson, digestOf } from "../runtime/calls/canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
@@ -10,7 +11,6 @@ import {
   type ConfirmRequest,
 } from "../runtime/calls/confirmer.ts";
 import { editWithin } from "../runtime/commands/confirmation.ts";
-import type { Issue } from "../runtime/commands/issues.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { stopActor } from "./stopActor.ts";
@@ -34,19 +34,8 @@ export interface ConfirmationAnswer extends ConfirmEcho {
   readonly scope: string;
 }
 
-/**
- * What became of an answer. `Answered` settled the confirmation (`edited`
- * when it was accepted with changed arguments); `Mismatch` (the echo named
- * another tool or arguments, or the edit changed what may not be changed)
- * settled it as declined; `InvalidEdit` (the edited arguments do not
- * decode: `issues` say why) and the others changed nothing: it still waits.
- */
-export type AnswerResult =
-  | { readonly _tag: "Answered"; readonly answer: ConfirmAnswer; readonly edited?: true }
-  | { readonly _tag: "InvalidEdit"; readonly issues: ReadonlyArray<Issue> }
-  | { readonly _tag: "UnknownConfirmation" }
-  | { readonly _tag: "OtherWindow" }
-  | { readonly _tag: "Mismatch" };
+/** What became of an answer: the contract is `runtime/calls/answerResult.ts`'s. */
+export type { AnswerResult };
 
 /** How a confirmation ended, as the log records it. */
 export interface ConfirmationSettled {

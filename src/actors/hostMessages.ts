@@ -5,6 +5,7 @@
  * that does not decode (another version's, or not ours) is ignored.
  */
 import { Either, Schema } from "effect";
+import type { AnswerResult } from "../runtime/calls/answerResult.ts";
 
 const Asked = {
   /** The window. */
@@ -63,7 +64,7 @@ export type Request = Exclude<HostMessage, { readonly _tag: "Reply" }>;
  * refused there, as it would have been here (`reason` and `message` of the
  * error). `Started`: a prompt's turn started (its end is read from the log).
  * `Done`: a reset or a selection was stored. A confirmation's reply is its
- * `AnswerResult`.
+ * {@link AnswerResult}.
  */
 export type Reply =
   | { readonly _tag: "NotHolder" }
@@ -75,18 +76,7 @@ export type Reply =
     }
   | { readonly _tag: "Started"; readonly turn: number }
   | { readonly _tag: "Done" }
-  | {
-      readonly _tag: "Answered";
-      readonly answer: "accepted" | "declined" | "timedOut";
-      readonly edited?: true;
-    }
-  | {
-      readonly _tag: "InvalidEdit";
-      readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>;
-    }
-  | { readonly _tag: "UnknownConfirmation" }
-  | { readonly _tag: "OtherWindow" }
-  | { readonly _tag: "Mismatch" };
+  | AnswerResult;
 
 const decode = Schema.decodeUnknownEither(HostMessage);
 

@@ -4,6 +4,7 @@
  * the log: a prompt's turn is followed here as the log is read, so its end
  * is the same event on every host.
  */
+import { ANSWER_TAGS } from "../runtime/calls/answerResult.ts";
 import { isTurnEnd, type LogEvent, type TurnEnd } from "../runtime/log/events.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
 import {
@@ -58,14 +59,6 @@ const refusal = (reply: Extract<Reply, { _tag: "Refused" }>, clientId: string): 
  */
 export const reaches = (running: number, asked: number | undefined): boolean =>
   asked === undefined || running <= asked;
-
-const ANSWERS = new Set([
-  "Answered",
-  "InvalidEdit",
-  "UnknownConfirmation",
-  "OtherWindow",
-  "Mismatch",
-]);
 
 /**
  * The requests of one window to its writer.
@@ -170,7 +163,7 @@ export const windowRemote = (deps: {
         ...echo,
       });
       if (reply._tag === "Refused") throw refusal(reply, clientId);
-      return ANSWERS.has(reply._tag) ? (reply as AnswerResult) : TRY_AGAIN;
+      return ANSWER_TAGS.has(reply._tag) ? (reply as AnswerResult) : TRY_AGAIN;
     },
     /** The last turn this host knows of: its log's, or one a prompt asked here started. */
     known: () => Math.max(started, deps.log.status().turn),

@@ -3,8 +3,9 @@
  * types: the routes, headers, bounds and the shapes of the answers. Shared by
  * the HTTP handler (`elyra-assistant/http`, whose contract adds the schemas
  * that decode requests) and the browser client (`elyra-assistant/ui`). It
- * imports nothing, so a page that uses it carries no schema library.
+ * imports only types, so a page that uses it carries no schema library.
  */
+import type { AnswerResult } from "../../runtime/calls/answerResult.ts";
 import type { LiveResult } from "../../runtime/prompt/liveResult.ts";
 
 export type { LiveResult };
@@ -44,21 +45,11 @@ export interface PromptAccepted {
  * accepted with the arguments the user changed); `Mismatch` (the echo named
  * another tool or arguments, or the edit changed what may not be changed)
  * settled it as declined; `InvalidEdit` (the edited arguments don't decode:
- * `issues` say why) and the others changed nothing.
+ * `issues` say why) and the others changed nothing. The type of the
+ * contract's `AnswerResult` schema (`runtime/calls/answerResult.ts`), imported
+ * as a type only: the browser bundle holds none of it.
  */
-export type ConfirmResult =
-  | {
-      readonly _tag: "Answered";
-      readonly answer: "accepted" | "declined" | "timedOut";
-      readonly edited?: true;
-    }
-  | {
-      readonly _tag: "InvalidEdit";
-      readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>;
-    }
-  | { readonly _tag: "UnknownConfirmation" }
-  | { readonly _tag: "OtherWindow" }
-  | { readonly _tag: "Mismatch" };
+export type ConfirmResult = AnswerResult;
 
 /** `POST /confirm`'s answer. */
 export interface ConfirmResponse {

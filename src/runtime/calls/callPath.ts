@@ -4,21 +4,13 @@ import { clip } from "../clip.ts";
 import { type App, type Grant, userHas } from "../commands/app.ts";
 import { grantOf } from "../commands/catalog.ts";
 import type { Command } from "../commands/command.ts";
-import { editWithin } from "../commands/confirmation.ts";
-import { type Issue, issuesOf } from "../commands/issues.ts";
+import { issuesOf } from "../commands/issues.ts";
 import type { Caller, Origin, User } from "../commands/origin.ts";
-import { toolTitle } from "../commands/toolHints.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
 import { type Ids, randomIds } from "../ports/ids.ts";
 import type { Activity, AgentCalled } from "./audit.ts";
-import { digestOf, jsonCopyOf } from "./canonicalJson.ts";
-import {
-  CONFIRM_TIMEOUT_MS,
-  type ConfirmAnswer,
-  type Confirmer,
-  type ConfirmRequest,
-} from "./confirmer.ts";
-import { labelOf } from "./confirmLabel.ts";
+import { CONFIRM_TIMEOUT_MS, type Confirmer } from "./confirmer.ts";
+import { type Admission, confirmStep } from "./confirmStep.ts";
 import { type AuditOutcome, auditOutcome, type CallOutcome } from "./outcome.ts";
 import { memoryRateLimitStore, type RateDecision, type RateLimitStore } from "./rateLimit.ts";
 import { errorLines, outcomeOfResult } from "./runOutcome.ts";
@@ -84,13 +76,6 @@ export interface CallPath {
 
 const NEVER_ABORTED = new AbortController().signal;
 
-/** How a question ended, with the arguments the user approved when they changed them. */
-type Answered = { readonly answer: ConfirmAnswer; readonly edited?: unknown };
-
-type Admission =
-  | { readonly _tag: "Admitted"; readonly args: unknown }
-  | { readonly _tag: "Refused"; readonly outcome: CallOutcome };
-
 const refused = (outcome: CallOutcome): Admission => ({ _tag: "Refused", outcome });
 
 /** 5. The arguments, decoded with the command's schema. */
@@ -105,14 +90,6 @@ const decodeArguments = (
     ? refused({ _tag: "InvalidArguments", callId, tool, issues: issuesOf(decoded.left) })
     : { _tag: "Admitted", args: decoded.right };
 };
-
-/** The edit check a dialog is told of: the command's own decoding of the whole arguments. */
-const checkEditOf =
-  (command: Command) =>
-  (edited: unknown): ReadonlyArray<Issue> => {
-    const decoded = command.decode(edited);
-    return Either.isLeft(decoded) ? issuesOf(decoded.left) : [];
-  };
 
 /**
  * Makes the app's call path (the ten steps of docs/commands.md): resolve,
@@ -132,9 +109,13 @@ const checkEditOf =
 export const createCallPath = (app: App, options: CallPathOptions = {}): CallPath => {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds();
-  const confirmIds = options.confirmIds ?? randomIds();
   const rateLimits = options.rateLimits ?? memoryRateLimitStore();
-  const confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
+  const confirm = confirmStep({
+    app,
+    clock,
+    confirmIds: options.confirmIds ?? randomIds(),
+    timeoutMs: options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS,
+  });
   const activity = new Subject<Activity>();
   const audit = new Subject<AgentCalled>();
 
@@ -196,66 +177,22 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     if (grant.needsConfirm(ability)) {
       // 6. Code may not call what needs the user's confirmation.
       if (caller.type === "code") return { _tag: "CodeCallerRefused", callId, tool };
-      // 7. Ask, bound to this id, tool and argument digest; single-use; 5 minutes.
-      const digest = await digestOf(call.input).catch(() => undefined);
-      if (digest === undefined) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-      const { confirmation } = command;
-      const label = await labelOf(command, decoded, ctx.user, signal, clock);
-      const reply = await confirm(ctx, {
+      // 7. Ask; an accepted edit is checked again from the user's ability on (confirmStep.ts).
+      const confirmed = await confirm({
+        command,
         callId,
         tool,
-        description: command.description,
-        title: command.title ?? toolTitle(command.name),
-        ...(command.summary === undefined ? {} : { summary: command.summary }),
-        args: call.input,
-        digest,
-        ...(label === undefined ? {} : { label }),
-        destructive: confirmation.destructive,
-        action: confirmation.action,
-        editable: confirmation.editable,
-        ...(confirmation.editable.length === 0 ? {} : { checkEdit: checkEditOf(command) }),
+        input,
+        decoded,
+        ctx,
+        signal,
+        admitEdit: (edit) => admit(command, grant, edit, ctx, callId, tool, false),
       });
-      if (reply === "stopped") return { _tag: "Stopped", callId, tool };
-      if (reply.answer !== "accepted") {
-        return { _tag: "NotConfirmed", callId, tool, answer: reply.answer };
-      }
-      // The edit is read once, as a JSON copy: what is checked is what runs, whatever getters
-      // a Confirmer's object has. Arguments edited to what was asked are a plain acceptance;
-      // ones JSON can't hold, none.
-      const copy = reply.edited === undefined ? undefined : jsonCopyOf(reply.edited);
-      const approved =
-        reply.edited === undefined
-          ? digest
-          : copy === undefined
-            ? undefined
-            : await digestOf(copy.value).catch(() => undefined);
-      if (approved !== digest) {
-        // Edited: a new call of the same tool, checked again from the user's ability on; only
-        // editable arguments may differ, and what runs is exactly what was approved.
-        if (
-          approved === undefined ||
-          copy === undefined ||
-          !editWithin(call.input, copy.value, confirmation.editable)
-        )
-          return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-        input = copy.value;
+      if (confirmed._tag === "Refused") return confirmed.outcome;
+      decoded = confirmed.args;
+      if (confirmed.edited !== undefined) {
+        input = confirmed.edited;
         edited = input;
-        // The same call: the rate limit it took when it was asked is not taken again.
-        const again = await admit(command, grant, input, ctx, callId, tool, false);
-        if (again._tag === "Refused") return { ...again.outcome, edited };
-        if ((await digestOf(input).catch(() => undefined)) !== approved)
-          return { _tag: "NotConfirmed", callId, tool, answer: "declined", edited };
-        decoded = again.args;
-      } else {
-        // What runs is what was confirmed: the arguments are read and checked again, and the
-        // user still has the ability after the wait.
-        if ((await digestOf(call.input).catch(() => undefined)) !== digest)
-          return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-        const again = command.decode(call.input);
-        if (Either.isLeft(again)) return { _tag: "NotConfirmed", callId, tool, answer: "declined" };
-        if (ctx.origin.kind === "assistant" && !userHas(app, ctx.user, ability))
-          return { _tag: "Denied", callId, tool, ability };
-        decoded = again.right;
       }
     }
     // A confirmed call runs only once its answer is stored, under the window's lease now.
@@ -325,45 +262,6 @@ export const createCallPath = (app: App, options: CallPathOptions = {}): CallPat
     return taken instanceof Promise
       ? taken.then(decided, () => refused({ _tag: "RateLimitUnavailable", callId, tool }))
       : decided(taken);
-  };
-
-  const confirm = (
-    ctx: CallContext,
-    request: Omit<ConfirmRequest, "confirmId" | "scope">,
-  ): Promise<Answered | "stopped"> => {
-    const confirmer = ctx.confirmer;
-    if (confirmer === undefined) return Promise.resolve({ answer: "declined" });
-    const outer = ctx.signal ?? NEVER_ABORTED;
-    if (outer.aborted) return Promise.resolve("stopped");
-    const confirmId = confirmIds.next();
-    const giveUp = new AbortController();
-    return new Promise<Answered | "stopped">((resolve) => {
-      let settled = false;
-      const settle = (answer: Answered | "stopped") => {
-        if (settled) return;
-        settled = true;
-        clock.clearTimeout(timer);
-        outer.removeEventListener("abort", onStop);
-        giveUp.abort();
-        resolve(answer);
-      };
-      const onStop = () => settle("stopped");
-      const timer = clock.setTimeout(() => settle({ answer: "timedOut" }), confirmTimeoutMs);
-      outer.addEventListener("abort", onStop, { once: true });
-      confirmer.ask({ ...request, confirmId, scope: ctx.scope }, giveUp.signal).then(
-        (reply) => {
-          const bound =
-            reply.confirmId === confirmId &&
-            reply.tool === request.tool &&
-            reply.digest === request.digest;
-          if (!bound) settle({ answer: "declined" });
-          else if (reply.answer === "accepted" && reply.edited !== undefined)
-            settle({ answer: "accepted", edited: reply.edited });
-          else settle({ answer: reply.answer });
-        },
-        () => settle({ answer: "declined" }),
-      );
-    });
   };
 
   return { call, activity$: activity.asObservable(), audit$: audit.asObservable() };

@@ -25,11 +25,28 @@ const sortKeys = (value: unknown): unknown => {
 };
 
 /** SHA-256 (WebCrypto) of the canonical JSON of `value`, as lowercase hex. */
-export const digestOf = async (value: unknown): Promise<string> => {
-  const bytes = new TextEncoder().encode(canonicalJson(value));
-  const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
+export const digestOf = async (value: unknown): Promise<string> =>
+  hexOf(await sha256(canonicalJson(value)));
+
+/**
+ * SHA-256 (WebCrypto) of a canonical JSON text already made, as lowercase
+ * hex: {@link digestOf} for a caller that keeps the text (to compare a value
+ * read again with it, without hashing again).
+ *
+ * @example
+ * ```ts
+ * const text = canonicalJson({ b: 1, a: 2 }); // '{"a":2,"b":1}'
+ * (await digestOfCanonical(text)) === (await digestOf({ a: 2, b: 1 })); // true
+ * ```
+ */
+export const digestOfCanonical = async (text: string): Promise<string> => hexOf(await sha256(text));
+
+const sha256 = (text: string): Promise<ArrayBuffer> =>
+  globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+
+const hexOf = (digest: ArrayBuffer): string => {
   let hex = "";
-  for (const byte of hash) hex += byte.toString(16).padStart(2, "0");
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
   return hex;
 };
 
