@@ -51,7 +51,7 @@ export interface RecoverInput {
  * and each conversation is the supervisor's child under that key. Keys that
  * are array indices keep thousands of children cheap: JavaScript stores them
  * as elements, where names would give each set of children a hidden class of
- * its own (docs/architecture.md, decision (z)).
+ * its own (decision (z), docs/decisions/0026-supervisors-for-the-hosts-windows-keyed-by-number.md).
  */
 export type SupervisorEvent =
   /** A window is opened: its log is recovered, then its conversation spawned. */
