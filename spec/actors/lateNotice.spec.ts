@@ -10,25 +10,13 @@
  * proof of a takeover, the lease was forgotten, and the turn's next append
  * was refused as `LeaseLost` with no writer.)
  */
-import {
-  createApp,
-  createHost,
-  type EventStore,
-  type Host,
-  type StoreChange,
-} from "elyra-assistant";
+import { createApp, createHost, type EventStore, type StoreChange } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
-const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
-const STREAM = "conversation/w";
-
-let open: Host[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((h) => h.close()));
-  open = [];
-});
+const closeAfterEach = closedAfterEach();
 
 describe("a late notice of another host's appends, read while taking the lease", () => {
   it("is not a takeover: the turn it takes the lease for runs and is answered", async () => {
@@ -75,7 +63,7 @@ describe("a late notice of another host's appends, read while taking the lease",
         onError: (error) => errors.push(error),
       }),
     ];
-    open = hosts;
+    closeAfterEach(hosts);
     const [a, b] = hosts.map((host) => host.window("w", { user: ada }));
     if (a === undefined || b === undefined) throw new Error("2 hosts");
     await b.settled();

@@ -12,19 +12,13 @@
  * earlier turn ran, stopped the end's turn at its question, which was then
  * answered `UnknownConfirmation`; a reset so, or the turn ended `Stopped`.)
  */
-import { createApp, createHost, type EventStore, type Host, type LogEvent } from "elyra-assistant";
+import { createApp, createHost, type EventStore, type LogEvent } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
-const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
-const STREAM = "conversation/w";
-
-let open: Host[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((h) => h.close()));
-  open = [];
-});
+const closeAfterEach = closedAfterEach();
 
 /** Two hosts on one shared memory store; what host 0 sends is kept. */
 const twoHosts = () => {
@@ -63,7 +57,7 @@ const twoHosts = () => {
       onError: (error) => void errors.push(error),
     }),
   );
-  open = hosts;
+  closeAfterEach(hosts);
   const seen = hosts.map(() => [] as LogEvent[]);
   const windows = hosts.map((host, i) => {
     const window = host.window("w", { user: ada });

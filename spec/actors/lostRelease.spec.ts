@@ -7,19 +7,13 @@
  * by the multi-host property (spec/properties/multiHost.spec.ts), about once
  * in 600 runs.
  */
-import { createApp, createHost, type EventStore, type Host } from "elyra-assistant";
+import { createApp, createHost, type EventStore } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 
-const ada: TestUser = { name: "Ada", abilities: ["customers.*"] };
-const STREAM = "conversation/w";
-
-let open: Host[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((h) => h.close()));
-  open = [];
-});
+const closeAfterEach = closedAfterEach();
 
 describe("a lease whose giving back failed", () => {
   it("its host still writes the window for the others, and gives it back after", async () => {
@@ -48,7 +42,7 @@ describe("a lease whose giving back failed", () => {
     const hosts = [h0, shared].map((store, i) =>
       createHost(app, { model, store, clock, hostId: `h${i}`, onError: () => undefined }),
     );
-    open = hosts;
+    closeAfterEach(hosts);
     const [w0, w1] = hosts.map((host) => host.window("w", { user: ada }));
     if (w0 === undefined || w1 === undefined) throw new Error("2 hosts");
     expect(await w0.prompt("one")).toMatchObject({ _tag: "Answered", turn: 1 });
