@@ -103,7 +103,7 @@ export const openWindow = (
     (confirmations.made()?.pending().length ?? 0) === 0 &&
     openTools === 0;
   /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
-  const { writer, interrupt, lostLease } = windowLease({
+  const { writer, interrupt, catchUp } = windowLease({
     routing: deps.routing,
     log,
     clientId,
@@ -118,6 +118,7 @@ export const openWindow = (
     faulted: (error) => {
       lastFault = error;
     },
+    onError: (error) => deps.onError(error, { clientId }),
   });
   /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
   let generation = 0;
@@ -338,18 +339,8 @@ export const openWindow = (
       user = next;
     },
     catchUp: (toSeq) => {
-      if (closed) return;
-      const takenOver = writer.takeover();
-      log.catchUp(toSeq, owner).then(
-        (kept) => {
-          // The log names another owner: this window closes, and opened again it is refused.
-          if (kept === "foreign") void window.close().catch(() => undefined);
-          // Events this host did not write, while it holds the lease or runs a turn: another
-          // host took the window over (this one was paused or cut off past its lease).
-          else if (kept === "read" && writer.leased && takenOver()) void lostLease();
-        },
-        (error: unknown) => deps.onError(error, { clientId }),
-      );
+      // Another owner's log closes the window: opened again, it is refused.
+      if (!closed) catchUp(toSeq, () => void window.close().catch(() => undefined));
     },
     prompt: promptAnew(
       ops.prompt,

@@ -26,6 +26,13 @@ export interface WindowLease {
    * append, and the conversation is rebuilt from the log. Resolves once it is.
    */
   readonly lostLease: () => Promise<void>;
+  /**
+   * Reads what the store told of the window (up to `toSeq`). A log naming
+   * another owner calls `close`; events this host did not write, while it
+   * holds the lease or runs a turn, mean another host took the window over
+   * (this one was paused or cut off past its lease): the lease is lost.
+   */
+  readonly catchUp: (toSeq: number | undefined, close: () => void) => void;
 }
 
 /** The lease of one window (decision (aj)). */
@@ -36,6 +43,8 @@ export const windowLease = (w: {
   readonly owner: string;
   /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
   readonly idle: () => boolean;
+  /** Told what a catch-up's read failed with. */
+  readonly onError: (error: unknown) => void;
   /** The running conversation, if any. */
   readonly actor: () => Conversation | undefined;
   /** Settles when the conversation has started again. */
@@ -84,5 +93,12 @@ export const windowLease = (w: {
     running.send({ type: "FAULT", error });
     await w.started();
   };
-  return { writer, interrupt, lostLease };
+  const catchUp: WindowLease["catchUp"] = (toSeq, close) => {
+    const takenOver = writer.takeover();
+    log.catchUp(toSeq, w.owner).then((kept) => {
+      if (kept === "foreign") close();
+      else if (kept === "read" && writer.leased && takenOver()) void lostLease();
+    }, w.onError);
+  };
+  return { writer, interrupt, lostLease, catchUp };
 };

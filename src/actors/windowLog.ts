@@ -21,6 +21,7 @@ import {
 import { epochOf } from "../runtime/log/resumePoint.ts";
 import { LeaseLost, type Writer } from "../runtime/log/writerLeases.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
+import { APPEND_BATCH, type Batch, eventAt } from "./appendBatch.ts";
 import type { EventFeed } from "./assistantWindow.ts";
 import { LazyView } from "./lazyView.ts";
 import { FeedOfLog } from "./logFeed.ts";
@@ -83,27 +84,6 @@ export interface WindowLog {
   /** What is selected, kind by kind, with the route each was selected on. */
   readonly selections: () => SelectionsState;
 }
-
-/** At most this many events are stored in one call to the store. */
-export const APPEND_BATCH = 64;
-
-/** Events appended together: stored by one call to the store, once the queue before it is done. */
-interface Batch {
-  readonly events: NewEvent[];
-  /** The queue as it was once this batch was queued: an event joins only while nothing came after. */
-  queued: Promise<unknown>;
-  written: Promise<ReadonlyArray<LogEvent>>;
-}
-
-/**
- * The event at `index` of a batch once stored. Like the batch's own promise,
- * a refusal of it is not unhandled when its caller does not wait for it.
- */
-const eventAt = (written: Promise<ReadonlyArray<LogEvent>>, index: number): Promise<LogEvent> => {
-  const event = written.then((stored) => stored[index] as LogEvent);
-  event.catch(() => undefined);
-  return event;
-};
 
 /**
  * A window's log, as a class: every window has one, and the methods of
