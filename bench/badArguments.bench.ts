@@ -12,7 +12,7 @@
 import { createApp, createCallPath, formatOutcome } from "elyra-assistant";
 import { textNestedDeeper } from "../src/runtime/json.ts";
 import { bulkImport as bulk } from "./bulkImport.ts";
-import type { Benchmark, BenchResult } from "./report.ts";
+import { type Benchmark, type BenchResult, median } from "./report.ts";
 
 const TARGET_MS = 100;
 const ROUNDS = 7;
@@ -48,14 +48,6 @@ const cpuMs = async (work: () => unknown): Promise<number> => {
   await work();
   const { user, system } = process.cpuUsage(start);
   return (user + system) / 1000;
-};
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 };
 
 /** Where results go, so no work is optimised away. */

@@ -24,7 +24,7 @@ import pg from "pg";
 import { POSTGRES_INSTALL, postgresMissing, startPostgres } from "../examples/crm/localPostgres.ts";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
 import { type FloorRow, floor } from "./postgresFloor.ts";
-import type { Benchmark, BenchResult } from "./report.ts";
+import { type Benchmark, type BenchResult, median, round2 as r2 } from "./report.ts";
 
 const TURNS = 60;
 const AT_ONCE = 10;
@@ -202,12 +202,6 @@ const runRound = async (
   };
 };
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const r2 = (value: number) => Math.round(value * 100) / 100;
 const spread = (values: ReadonlyArray<number>) =>
   `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
 

@@ -30,7 +30,7 @@ import { toNodeListener } from "elyra-assistant/http";
 import { mcpHttp, serveMcpStdio } from "elyra-assistant/mcp";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
 import { bulkImport as bulk } from "./bulkImport.ts";
-import type { Benchmark, BenchResult } from "./report.ts";
+import { type Benchmark, type BenchResult, median } from "./report.ts";
 
 const TARGET_MS = 20;
 const ROUNDS = 7;
@@ -265,14 +265,6 @@ const measure = async (served: Served, id: number, text: string) => {
   const answer = await served.call(id, text);
   const { ms } = (await ask(served.child, "read")) as { ms: number };
   return { ms, answer };
-};
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 };
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;

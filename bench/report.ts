@@ -62,4 +62,13 @@ export const perCall = (task: Task): PerCall => {
 };
 
 /** Rounds for the table and the stored figures: µs to hundredths. */
+/** The middle of `values` (the mean of the two middle ones for an even count; 0 for none). */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
 export const round2 = (value: number): number => Math.round(value * 100) / 100;
