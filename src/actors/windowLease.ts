@@ -21,12 +21,6 @@ export interface WindowLease {
   /** A turn the log shows running while none runs here was cut off: recorded so, by the writer. */
   readonly interrupt: () => Promise<void>;
   /**
-   * Another host writes the window now, though this one thought it did: what
-   * runs here (a turn, a question waiting) ends unwritten, as after a refused
-   * append, and the conversation is rebuilt from the log. Resolves once it is.
-   */
-  readonly lostLease: () => Promise<void>;
-  /**
    * Reads what the store told of the window (up to `toSeq`). A log naming
    * another owner calls `close`; events this host did not write, while it
    * holds the lease or runs a turn, mean another host took the window over
@@ -84,6 +78,9 @@ export const windowLease = (w: {
     },
     onLost: () => lostLease(),
   });
+  // Another host writes the window now, though this one thought it did: what runs here (a turn,
+  // a question waiting) ends unwritten, as after a refused append, and the conversation is
+  // rebuilt from the log. Resolves once it is.
   const lostLease = async () => {
     writer.lost();
     const running = w.actor();
@@ -100,5 +97,5 @@ export const windowLease = (w: {
       else if (kept === "read" && writer.leased && takenOver()) void lostLease();
     }, w.onError);
   };
-  return { writer, interrupt, lostLease, catchUp };
+  return { writer, interrupt, catchUp };
 };
