@@ -87,4 +87,49 @@ describe("an append the store refuses", () => {
     expect(tags.at(-1)).toBe("Failed");
     await host.close();
   });
+
+  it("asks again a prompt refused only because the last turn's end was refused before its start", async () => {
+    const inner = memoryStore();
+    const errors: unknown[] = [];
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let answerInFlight: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => {
+      answerInFlight = resolve;
+    });
+    let refusals = 0;
+    const store: EventStore = {
+      ...inner,
+      append: async (stream, events, expectedSeq) => {
+        // The first turn's answer is refused, late: the next prompt's start waits behind it.
+        if (refusals === 0 && events.some((e) => e._tag === "Answered")) {
+          refusals++;
+          answerInFlight();
+          await held;
+          throw new AppendConflict({ stream, expectedSeq, actualSeq: expectedSeq + 1 });
+        }
+        return inner.append(stream, events, expectedSeq);
+      },
+    };
+    // The second prompt's first answer is lost with its start, never stored nor shown: asked again.
+    const model = fakeModel().says("Hi.").says("Hello again.").says("Hello again.");
+    const host = createHost(appOf(), { model, store, onError: (error) => errors.push(error) });
+    const w = host.window("w", { user: ada });
+    await w.settled();
+    const first = w.prompt("hello");
+    await inFlight;
+    const started: number[] = [];
+    const second = w.prompt("again", { onStarted: (turn) => started.push(turn) });
+    release?.();
+    await expect(first).resolves.toMatchObject({ _tag: "Failed", turn: 1 });
+    await expect(second).resolves.toMatchObject({ _tag: "Answered", text: "Hello again." });
+    expect(started).toEqual([2]);
+    expect(model.requests).toHaveLength(3);
+    expect(errors.filter((e) => e instanceof AppendConflict)).toHaveLength(1);
+    const stored = await inner.read("conversation/w");
+    expect(stored.filter((e) => e._tag === "TurnStarted").map((e) => e.turn)).toEqual([1, 2]);
+    await host.close();
+  });
 });

@@ -4,7 +4,7 @@
  */
 import { memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { TurnWaiters } from "../../src/actors/turnWaiters.ts";
+import { TurnNotStarted, TurnWaiters } from "../../src/actors/turnWaiters.ts";
 import { windowLog } from "../../src/actors/windowLog.ts";
 
 const logOf = () => windowLog(memoryStore(), "conversation/w1", simulatedClock(0), () => undefined);
@@ -40,5 +40,21 @@ describe("TurnWaiters", () => {
     turns.refuse(() => new Error("closed"));
     await expect(second).rejects.toThrow("closed");
     expect(turns.any()).toBe(false);
+  });
+
+  it("marks a refusal as not started only for the turns `askAgain` names", async () => {
+    const turns = new TurnWaiters(logOf());
+    const gone = new Error("gone");
+    const second = turns.wait(2);
+    const third = turns.wait(3);
+    turns.refuse(
+      () => gone,
+      1,
+      (turn) => turn === 3,
+    );
+    await expect(second).rejects.toBe(gone);
+    const refused = await third.catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TurnNotStarted);
+    expect((refused as TurnNotStarted).error).toBe(gone);
   });
 });

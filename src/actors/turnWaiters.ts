@@ -7,6 +7,19 @@ import type { Subscription } from "rxjs";
 import { isTurnEnd, type LogEvent, type TurnEnd } from "../runtime/log/events.ts";
 import type { WindowLog } from "./windowLog.ts";
 
+/**
+ * A prompt refused at a rebuild whose turn the log never started (an append
+ * before its start was refused): the window asks it once more of the
+ * rebuilt conversation, and passes `error` on only if that is refused too.
+ * It never leaves the window.
+ */
+export class TurnNotStarted {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
 interface Waiter {
   readonly turn: number;
   readonly refuse: (error: unknown) => void;
@@ -56,16 +69,17 @@ export class TurnWaiters {
 
   /**
    * Refuses every prompt waiting on a turn after `beyondTurn` with the error
-   * `refusal()` makes, made only when one waits.
+   * `refusal()` makes, made only when one waits; wrapped in
+   * {@link TurnNotStarted} for those `askAgain` names (asked once more).
    */
-  refuse(refusal: () => unknown, beyondTurn = 0): void {
+  refuse(refusal: () => unknown, beyondTurn = 0, askAgain?: (turn: number) => boolean): void {
     const waiting = this.#waiting;
     if (waiting === undefined || waiting.size === 0) return;
     const error = refusal();
     for (const waiter of [...waiting])
       if (waiter.turn > beyondTurn) {
         waiting.delete(waiter);
-        waiter.refuse(error);
+        waiter.refuse(askAgain?.(waiter.turn) === true ? new TurnNotStarted(error) : error);
       }
   }
 }

@@ -18,11 +18,12 @@ import {
 import type { User } from "../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../runtime/log/events.ts";
 import { routeOf, selectionChanged } from "../runtime/log/selection.ts";
+import { LeaseLost } from "../runtime/log/writerLeases.ts";
 import { promptRefused, WindowOwnerMismatch } from "./assistantWindow.ts";
 import type { WindowBinding } from "./hostMachine.ts";
 import { LiveQueryRefused } from "./liveQueries.ts";
 import { modelStep } from "./modelStep.ts";
-import { promptAnew } from "./promptAnew.ts";
+import { againIfNotStarted, promptAnew } from "./promptAnew.ts";
 import { stopActor } from "./stopActor.ts";
 import { notWritten } from "./toolRunner.ts";
 import { contextOf, spanEndsWith, startSpan } from "./tracing.ts";
@@ -79,17 +80,19 @@ export const openWindow = (
     });
   let starting = nextStart();
   const ready = starting;
-  /** What the store last refused: a prompt whose turn it kept from starting is refused with it. */
+  /** The store's last refusal (a prompt it kept from starting is refused with it), and the turn whose start it refused. */
   let lastFault: unknown;
+  let startRefused: number | undefined;
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
   // Refused while none runs (a late append of a dead one), the next one fails when it starts.
   const log: WindowLog = windowLog(
     deps.store,
     streamOf(clientId),
     deps.clock,
-    (error) => {
+    (error, refused) => {
       lastFault = error;
-      if ((error as { _tag?: unknown } | null)?._tag === "LeaseLost") writer.lost();
+      startRefused = refused.find((e) => e._tag === "TurnStarted")?.turn ?? startRefused;
+      if (error instanceof LeaseLost) writer.lost();
       deps.onError(error, { clientId });
       actor?.send({ type: "FAULT", error });
     },
@@ -205,7 +208,8 @@ export const openWindow = (
       deps.bindings.set(next, bindingOf(generation));
       next.on("log", ({ event }) => void record(event));
       actor = next;
-      // A prompt whose turn the log never started (its first append was refused) ends here.
+      // A prompt whose turn the log never started ends here, refused; asked again of this
+      // conversation when only an append before its start was refused (not after a lost lease).
       turns.refuse(
         () =>
           lastFault ??
@@ -214,6 +218,7 @@ export const openWindow = (
             "this window's conversation failed before the turn started",
           ),
         log.status().turn,
+        (turn) => turn !== startRefused && !(lastFault instanceof LeaseLost),
       );
       wake();
       // An append refused while no conversation ran: this one fails at once, and the log is read again.
@@ -258,7 +263,7 @@ export const openWindow = (
 
   /** What the window does as its own writer: everything, on a store without leases. */
   const local: LocalOps = {
-    prompt: async (input, options) => {
+    prompt: againIfNotStarted(async (input, options) => {
       if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
       const running = await live();
       if (!running.getSnapshot().matches("idle")) {
@@ -276,7 +281,7 @@ export const openWindow = (
       });
       running.send(framed.event);
       return end;
-    },
+    }),
     confirm: async (confirmId, accept, echo) => {
       const broker = confirmations.made();
       if (broker === undefined) return { _tag: "UnknownConfirmation" };

@@ -93,7 +93,7 @@ class LogOfWindow implements WindowLog {
   readonly stream: string;
   readonly #store: EventStore;
   readonly #clock: Clock;
-  readonly #onFailure: (error: unknown) => void;
+  readonly #onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void;
   /** The lease appends are made under, on a store with leases; none there refuses them. */
   readonly #writer: (() => Writer | undefined) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -138,7 +138,7 @@ class LogOfWindow implements WindowLog {
     store: EventStore,
     stream: string,
     clock: Clock,
-    onFailure: (error: unknown) => void,
+    onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void,
     writer: (() => Writer | undefined) | undefined,
   ) {
     this.#store = store;
@@ -190,7 +190,7 @@ class LogOfWindow implements WindowLog {
     });
     // The store's refusal is told once; the appends refused behind it are not told again.
     this.#queue = batch.written.catch((error: unknown) => {
-      if (fromStore) this.#onFailure(error);
+      if (fromStore) this.#onFailure(error, batch.events);
     });
     batch.queued = this.#queue;
     this.#batch = batch;
@@ -389,7 +389,8 @@ export const windowLog = (
   store: EventStore,
   stream: string,
   clock: Clock,
-  onFailure: (error: unknown) => void,
+  /** Told each refusal of the store's, with the events it refused (not those refused behind them). */
+  onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void,
   /** On a store with leases: the lease this host holds on the stream now, if any. */
   writer?: () => Writer | undefined,
 ): WindowLog => new LogOfWindow(store, stream, clock, onFailure, writer);
