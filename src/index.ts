@@ -15,7 +15,6 @@ export type {
   ConfirmationAnswer,
   ConfirmationBroker,
   ConfirmationSettled,
-  ConfirmEcho,
 } from "./actors/confirmationBroker.ts";
 export { confirmationBroker } from "./actors/confirmationBroker.ts";
 export type { Host, HostOptions } from "./actors/host.ts";
@@ -39,6 +38,7 @@ export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
 export { PromptRefused, SelectionRefused } from "./actors/window.ts";
 export { MAX_BEHIND } from "./actors/windowFollow.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
+export type { ConfirmEcho } from "./runtime/calls/answerResult.ts";
 export type { Activity } from "./runtime/calls/audit.ts";
 export { AgentCalled } from "./runtime/calls/audit.ts";
 export type { CallContext, CallPath, CallPathOptions, ToolCall } from "./runtime/calls/callPath.ts";

@@ -5,11 +5,11 @@
  */
 import { Data } from "effect";
 import type { Observable } from "rxjs";
+import type { AnswerResult, ConfirmEcho } from "../runtime/calls/answerResult.ts";
 import type { LogEvent, TurnEnd } from "../runtime/log/events.ts";
 import type { PanelState } from "../runtime/log/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
-import type { AnswerResult, ConfirmEcho } from "./confirmationBroker.ts";
-import type { LiveResult } from "./liveQueries.ts";
+import type { LiveResult } from "../runtime/prompt/liveResult.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };

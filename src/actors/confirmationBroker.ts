@@ -1,7 +1,7 @@
 import { type Observable, Subject } from "rxjs";
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
-import type { AnswerResult } from "../runtime/calls/answerResult.ts";
+import type { AnswerResult, ConfirmEcho } from "../runtime/calls/answerResult.ts";
 import { canonicalJson, digestOf } from "../runtime/calls/canonicalJson.ts";
 import {
   CONFIRM_TIMEOUT_MS,
@@ -14,17 +14,6 @@ import { editWithin } from "../runtime/commands/confirmation.ts";
 import { type Clock, systemClock } from "../runtime/ports/clock.ts";
 import type { InspectObserver } from "./inspection.ts";
 import { stopActor } from "./stopActor.ts";
-
-/**
- * What a dialog sends back with its answer: `tool` and `args`, when sent,
- * must be what was asked; `edited`, with an acceptance, is the whole
- * arguments as the user left them (only editable ones may differ).
- */
-export interface ConfirmEcho {
-  readonly tool?: string;
-  readonly args?: unknown;
-  readonly edited?: unknown;
-}
 
 /** An answer from the app's dialog. */
 export interface ConfirmationAnswer extends ConfirmEcho {

@@ -4,6 +4,8 @@
  * the log: a prompt's turn is followed here as the log is read, so its end
  * is the same event on every host.
  */
+
+import type { AnswerResult, ConfirmEcho } from "../runtime/calls/answerResult.ts";
 import { ANSWER_TAGS } from "../runtime/calls/answerResult.ts";
 import { isTurnEnd, type LogEvent, type TurnEnd } from "../runtime/log/events.ts";
 import type { Clock } from "../runtime/ports/clock.ts";
@@ -13,7 +15,6 @@ import {
   SelectionRefused,
   WindowOwnerMismatch,
 } from "./assistantWindow.ts";
-import type { AnswerResult, ConfirmEcho } from "./confirmationBroker.ts";
 import { type Reply, type Request, refusedReply } from "./hostMessages.ts";
 import type { Routing } from "./hostRouting.ts";
 import type { WindowLog } from "./windowLog.ts";

@@ -4,6 +4,7 @@
  * streams of results.
  */
 
+import type { ConfirmEcho } from "../../runtime/calls/answerResult.ts";
 import type { LogEvent } from "../../runtime/log/events.ts";
 import type {
   ConfirmResponse,
@@ -19,6 +20,7 @@ import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
 
 export type {
+  ConfirmEcho,
   ConfirmResponse,
   ConfirmResult,
   ErrorBody,
@@ -27,17 +29,6 @@ export type {
   SourceResponse,
   ToolInfo,
 };
-
-/**
- * What the confirm dialog showed, sent back so the host can check it is what
- * it asked; `edited`, with an acceptance, the whole arguments as the user
- * changed them (only the editable ones may differ).
- */
-export interface ConfirmEcho {
-  readonly tool?: string;
-  readonly args?: unknown;
-  readonly edited?: unknown;
-}
 
 export interface AssistantClientOptions {
   /** Where the host mounted its routes (`/__assistant`). */

@@ -9,6 +9,23 @@ import { Schema, SchemaAST } from "effect";
 import type { Issue } from "../commands/issues.ts";
 import type { ConfirmAnswer } from "./confirmer.ts";
 
+/**
+ * What a dialog sends back with its answer: `tool` and `args`, when sent,
+ * must be what was asked; `edited`, with an acceptance, is the whole
+ * arguments as the user left them (only editable ones may differ).
+ *
+ * @example
+ * ```ts
+ * const echo: ConfirmEcho = { tool: "customers_destroy", args: { id: 5 } };
+ * await window.confirm(confirmId, true, echo);
+ * ```
+ */
+export interface ConfirmEcho {
+  readonly tool?: string;
+  readonly args?: unknown;
+  readonly edited?: unknown;
+}
+
 /** How a confirmation ended, as {@link ConfirmAnswer} says (the annotation keeps them equal). */
 const Answer: Schema.Schema<ConfirmAnswer> = Schema.Literal("accepted", "declined", "timedOut");
 
