@@ -2,7 +2,7 @@
  * The layers of src/, as docs/architecture.md draws them, checked by
  * `npm run lint` (dependency-cruiser). Each layer depends only on the layers
  * below it: runtime ← machines ← actors ← adapters (← cli, testing, the
- * entry points). An adapter never imports another, except the shared web/
+ * entry points); inside actors, its rooms do so too. An adapter never imports another, except the shared web/
  * toolkit; nothing imports in a circle.
  */
 const ADAPTER = "^src/adapters/([^/]+)/";
@@ -37,6 +37,52 @@ export default {
       comment: "src/actors runs the system: it imports runtime and machines, never an adapter.",
       from: { path: "^src/actors/" },
       to: { path: "^src/", pathNot: "^src/(runtime|machines|actors)/" },
+    },
+    // The rooms of src/actors, bottom to top: shared, the window's interface
+    // (assistantWindow.ts), log, turn, cluster, window, host. A room imports
+    // only the rooms below it (docs/architecture.md, Layers).
+    {
+      name: "actors-shared-is-the-floor",
+      severity: "error",
+      comment: "src/actors/shared holds what every room uses: it imports no other room.",
+      from: { path: "^src/actors/shared/" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/shared/" },
+    },
+    {
+      name: "actors-interface-imports-shared-only",
+      severity: "error",
+      comment: "The window's interface (src/actors/*.ts) is below every room but shared.",
+      from: { path: "^src/actors/[^/]+\\.ts$" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/(shared/|[^/]+\\.ts$)" },
+    },
+    {
+      name: "actors-log-below-turn",
+      severity: "error",
+      comment: "src/actors/log is a window's log: it knows nothing of turns, hosts or the cluster.",
+      from: { path: "^src/actors/log/" },
+      to: { path: "^src/actors/(turn|cluster|window|host)/" },
+    },
+    {
+      name: "actors-turn-below-cluster",
+      severity: "error",
+      comment: "src/actors/turn runs a turn's actors: it imports the log and shared, never up.",
+      from: { path: "^src/actors/turn/" },
+      to: { path: "^src/actors/(cluster|window|host)/" },
+    },
+    {
+      name: "actors-cluster-below-window",
+      severity: "error",
+      comment:
+        "src/actors/cluster is who writes a window among hosts: it imports no window or host.",
+      from: { path: "^src/actors/cluster/" },
+      to: { path: "^src/actors/(window|host)/" },
+    },
+    {
+      name: "actors-window-below-host",
+      severity: "error",
+      comment: "src/actors/window is one window: the host opens it, it never imports the host.",
+      from: { path: "^src/actors/window/" },
+      to: { path: "^src/actors/host/" },
     },
     {
       name: "adapters-import-inward",

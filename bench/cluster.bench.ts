@@ -21,7 +21,7 @@ import {
   startPostgres,
 } from "../examples/crm/localPostgres.ts";
 import { spyCommands, type TestUser } from "../spec/fixtures/spyCommands.ts";
-import { STREAM_PREFIX } from "../src/actors/windowLog.ts";
+import { STREAM_PREFIX } from "../src/actors/log/windowLog.ts";
 import type { NewEvent } from "../src/runtime/log/events.ts";
 import { turnEvents } from "./rebuild.bench.ts";
 import type { Benchmark, BenchResult, Row } from "./report.ts";

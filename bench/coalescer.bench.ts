@@ -12,7 +12,7 @@
  * busy loop's. The coalescer's 50 ms timer fires between the feed's turns, at
  * most one gap between pieces late, as it would between network reads.
  */
-import { Coalescer } from "../src/actors/coalescer.ts";
+import { Coalescer } from "../src/actors/turn/coalescer.ts";
 import { type Clock, systemClock } from "../src/runtime/ports/clock.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 

@@ -206,7 +206,7 @@ export const rebuild = async (foldAll: FoldAll = countEvents): Promise<BenchResu
   }
 };
 
-/** What a window's rebuild folds: every projection it keeps (src/actors/windowLog.ts reload). */
+/** What a window's rebuild folds: every projection it keeps (src/actors/log/windowLog.ts reload). */
 const foldProjections: FoldAll = (log) => {
   history.fold(log);
   usage.fold(log);

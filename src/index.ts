@@ -10,14 +10,7 @@
 
 export type { EventFeed, Following } from "./actors/assistantWindow.ts";
 export { FeedBehind } from "./actors/assistantWindow.ts";
-export type {
-  AnswerResult,
-  ConfirmationAnswer,
-  ConfirmationBroker,
-  ConfirmationSettled,
-} from "./actors/confirmationBroker.ts";
-export { confirmationBroker } from "./actors/confirmationBroker.ts";
-export type { Host, HostOptions } from "./actors/host.ts";
+export type { Host, HostOptions } from "./actors/host/host.ts";
 export {
   createHost,
   HostConfigError,
@@ -28,15 +21,20 @@ export {
   MAX_WINDOWS,
   StreamsRefused,
   WindowOwnerMismatch,
-} from "./actors/host.ts";
-export type { InspectionEvent, InspectObserver } from "./actors/inspection.ts";
-export type { LiveClient, LiveRegistry, LiveResult } from "./actors/liveQueries.ts";
-export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/liveQueries.ts";
-export type { SharedMemory, SharedMemoryStore } from "./actors/memoryStore.ts";
-export { memoryStore } from "./actors/memoryStore.ts";
-export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window.ts";
-export { PromptRefused, SelectionRefused } from "./actors/window.ts";
-export { MAX_BEHIND } from "./actors/windowFollow.ts";
+} from "./actors/host/host.ts";
+export { MAX_BEHIND } from "./actors/log/follow.ts";
+export type { InspectionEvent, InspectObserver } from "./actors/shared/inspection.ts";
+export type { LiveClient, LiveRegistry, LiveResult } from "./actors/shared/liveQueries.ts";
+export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/shared/liveQueries.ts";
+export type {
+  AnswerResult,
+  ConfirmationAnswer,
+  ConfirmationBroker,
+  ConfirmationSettled,
+} from "./actors/turn/confirmationBroker.ts";
+export { confirmationBroker } from "./actors/turn/confirmationBroker.ts";
+export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window/window.ts";
+export { PromptRefused, SelectionRefused } from "./actors/window/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
 export type { ConfirmEcho } from "./runtime/calls/answerResult.ts";
 export type { Activity } from "./runtime/calls/audit.ts";
@@ -113,6 +111,8 @@ export {
   Usage,
   WindowOwned,
 } from "./runtime/log/events.ts";
+export type { SharedMemory, SharedMemoryStore } from "./runtime/log/memoryStore.ts";
+export { memoryStore } from "./runtime/log/memoryStore.ts";
 export type { PanelItem, PanelState, ScriptStep } from "./runtime/log/panelItems.ts";
 export { panelItems } from "./runtime/log/panelItems.ts";
 export type {

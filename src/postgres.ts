@@ -10,10 +10,10 @@ export type {
   PostgresPoolClient,
   PostgresStore,
   PostgresStoreOptions,
-} from "./adapters/store/postgresStore.ts";
+} from "./adapters/store/postgres/store.ts";
 export {
   PostgresConfigError,
   PostgresUnavailable,
   PostgresWriterRequired,
   postgresStore,
-} from "./adapters/store/postgresStore.ts";
+} from "./adapters/store/postgres/store.ts";

@@ -5,5 +5,5 @@
  * @packageDocumentation
  */
 
-export type { RedisStore, RedisStoreOptions } from "./adapters/store/redisStore.ts";
-export { redisStore } from "./adapters/store/redisStore.ts";
+export type { RedisStore, RedisStoreOptions } from "./adapters/store/redis/store.ts";
+export { redisStore } from "./adapters/store/redis/store.ts";

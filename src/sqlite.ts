@@ -4,5 +4,5 @@
  * @packageDocumentation
  */
 
-export type { SqliteStore, SqliteStoreOptions } from "./adapters/store/sqliteStore.ts";
-export { StoreInUse, sqliteStore } from "./adapters/store/sqliteStore.ts";
+export type { SqliteStore, SqliteStoreOptions } from "./adapters/store/sqlite/store.ts";
+export { StoreInUse, sqliteStore } from "./adapters/store/sqlite/store.ts";

@@ -10,8 +10,8 @@ import { type EventStore, type LogEvent, memoryStore } from "elyra-assistant";
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { APPEND_BATCH } from "../../src/actors/appendBatch.ts";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { APPEND_BATCH } from "../../src/actors/log/appendBatch.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 import { runs } from "../properties/runs.ts";
 
 const STREAM = "conversation/w1";

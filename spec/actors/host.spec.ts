@@ -1,7 +1,7 @@
 import { createApp, defineCommand } from "elyra-assistant";
 import { fakeModel, memoryStore, simulatedClock, testApp } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
-import { createHost } from "../../src/actors/host.ts";
+import { createHost } from "../../src/actors/host/host.ts";
 import { budgetSpent, REFUSED, stepsSpent } from "../../src/runtime/prompt/limits.ts";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";
 

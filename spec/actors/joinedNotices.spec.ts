@@ -12,7 +12,7 @@
 import type { EventStore, LogEvent } from "elyra-assistant";
 import { memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 
 const STREAM = "conversation/w";
 const OWNER = "ada";

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
-import { memoryStore } from "../../src/actors/memoryStore.ts";
+import { memoryStore } from "../../src/runtime/log/memoryStore.ts";
 import type { Writer } from "../../src/runtime/log/writerLeases.ts";
 import { takenBy, until, writerLeasesContract } from "../adapters/writerLeases.contract.ts";
 import { deltas } from "../fixtures/storeContract.ts";

@@ -9,8 +9,8 @@
 import { memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { Subject } from "rxjs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Routing } from "../../src/actors/hostRouting.ts";
-import { windowRemote } from "../../src/actors/windowRemote.ts";
+import { windowRemote } from "../../src/actors/cluster/remote.ts";
+import type { Routing } from "../../src/actors/cluster/routing.ts";
 import type { LogEvent } from "../../src/runtime/log/events.ts";
 
 const LEASE_MS = 1_000;

@@ -4,8 +4,8 @@
  */
 import { memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { TurnNotStarted, TurnWaiters } from "../../src/actors/turnWaiters.ts";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { TurnNotStarted, TurnWaiters } from "../../src/actors/log/turnWaiters.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 
 const logOf = () => windowLog(memoryStore(), "conversation/w1", simulatedClock(0), () => undefined);
 

@@ -2,7 +2,7 @@
 import { type EventStore, memoryStore, StoreContractBroken } from "elyra-assistant";
 import { simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 
 describe("windowLog", () => {
   it("a store whose append resolves with no event: the append rejects with StoreContractBroken", async () => {

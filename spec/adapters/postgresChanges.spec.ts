@@ -8,7 +8,7 @@ import type { StoreChange } from "elyra-assistant";
 import { type PostgresStore, postgresStore } from "elyra-assistant/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { changeFeed } from "../../src/adapters/store/postgresChanges.ts";
+import { changeFeed } from "../../src/adapters/store/postgres/changes.ts";
 import { deltas } from "../fixtures/storeContract.ts";
 import {
   havePostgres,

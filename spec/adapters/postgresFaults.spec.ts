@@ -19,8 +19,8 @@ import { fakeModel } from "elyra-assistant/testing";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PostgresConfigError } from "../../src/adapters/store/postgresErrors.ts";
-import { settingsOf } from "../../src/adapters/store/postgresOptions.ts";
+import { PostgresConfigError } from "../../src/adapters/store/postgres/errors.ts";
+import { settingsOf } from "../../src/adapters/store/postgres/options.ts";
 import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 import { deltas, numbered } from "../fixtures/storeContract.ts";
 import {

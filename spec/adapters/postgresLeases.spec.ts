@@ -9,7 +9,7 @@
 import { type PostgresStore, postgresStore } from "elyra-assistant/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { channelOf } from "../../src/adapters/store/postgresChanges.ts";
+import { channelOf } from "../../src/adapters/store/postgres/changes.ts";
 import type { Membership, Writer, WriterLeases } from "../../src/runtime/log/writerLeases.ts";
 import { deltas } from "../fixtures/storeContract.ts";
 import {

@@ -15,7 +15,7 @@ import {
 import { fakeModel } from "elyra-assistant/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { literal } from "../../src/adapters/store/postgresText.ts";
+import { literal } from "../../src/adapters/store/postgres/text.ts";
 import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";
 import { deltas, numbered } from "../fixtures/storeContract.ts";
 import {

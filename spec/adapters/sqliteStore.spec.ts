@@ -8,7 +8,7 @@ import { StoreInUse, sqliteStore } from "elyra-assistant/sqlite";
 import { fakeModel, simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 import type { NewEvent } from "../../src/runtime/log/events.ts";
 import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
 import {

@@ -18,15 +18,11 @@ import {
   MAX_TOKENS_PER_STEP,
   MAX_WINDOWS,
   RESTART_WINDOW_MS,
-} from "../../src/actors/host.ts";
-import { MAX_LIVE_QUERIES } from "../../src/actors/liveQueries.ts";
-import { FEED_PAGE, FEED_PAGE_BYTES } from "../../src/actors/logFeed.ts";
-import {
-  HEARTBEAT_MS as MEMORY_HEARTBEAT_MS,
-  LEASE_MS as MEMORY_LEASE_MS,
-} from "../../src/actors/memoryLeases.ts";
-import { MAX_NAME } from "../../src/actors/toolRunner.ts";
-import { MAX_BEHIND } from "../../src/actors/windowFollow.ts";
+} from "../../src/actors/host/host.ts";
+import { FEED_PAGE, FEED_PAGE_BYTES } from "../../src/actors/log/feed.ts";
+import { MAX_BEHIND } from "../../src/actors/log/follow.ts";
+import { MAX_LIVE_QUERIES } from "../../src/actors/shared/liveQueries.ts";
+import { MAX_NAME } from "../../src/actors/turn/toolRunner.ts";
 import { MAX_ARGS_TEXT } from "../../src/adapters/mcp/elicitationConfirmer.ts";
 import {
   MCP_MAX_MESSAGE_BYTES,
@@ -43,11 +39,11 @@ import {
   FIRST_RETRY_MS,
   LAST_RETRY_MS,
   MAX_PAYLOAD_BYTES,
-} from "../../src/adapters/store/postgresChanges.ts";
-import { HEARTBEAT_MS, LEASE_MS, MESSAGE_TTL } from "../../src/adapters/store/postgresLeases.ts";
-import { CONNECT_TIMEOUT_MS } from "../../src/adapters/store/postgresOptions.ts";
-import { MAX_TABLE } from "../../src/adapters/store/postgresSchema.ts";
-import { BUSY_TIMEOUT_MS } from "../../src/adapters/store/sqliteStore.ts";
+} from "../../src/adapters/store/postgres/changes.ts";
+import { HEARTBEAT_MS, LEASE_MS, MESSAGE_TTL } from "../../src/adapters/store/postgres/leases.ts";
+import { CONNECT_TIMEOUT_MS } from "../../src/adapters/store/postgres/options.ts";
+import { MAX_TABLE } from "../../src/adapters/store/postgres/schema.ts";
+import { BUSY_TIMEOUT_MS } from "../../src/adapters/store/sqlite/store.ts";
 import { DEFAULT_BACKOFF } from "../../src/adapters/ui/eventStream.ts";
 import { DEFAULT_MAX_LABEL } from "../../src/adapters/ui/palette.ts";
 import { MAX_BUFFERED_BYTES } from "../../src/adapters/web/sse.ts";
@@ -63,6 +59,10 @@ import {
 } from "../../src/runtime/commands/confirmation.ts";
 import { MAX_ISSUES, MAX_LINE } from "../../src/runtime/commands/issues.ts";
 import { MAX_JSON_DEPTH } from "../../src/runtime/json.ts";
+import {
+  HEARTBEAT_MS as MEMORY_HEARTBEAT_MS,
+  LEASE_MS as MEMORY_LEASE_MS,
+} from "../../src/runtime/log/memoryLeases.ts";
 import { CODE_CALL_DEADLINE_MS, MAX_CODE_CALLS } from "../../src/runtime/prompt/limits.ts";
 import { MAX_EXPLANATION } from "../../src/runtime/prompt/model.ts";
 import { NOTE_BOUNDS } from "../../src/runtime/prompt/windowNote.ts";

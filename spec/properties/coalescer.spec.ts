@@ -8,7 +8,7 @@ import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
-import { coalescer } from "../../src/actors/coalescer.ts";
+import { coalescer } from "../../src/actors/turn/coalescer.ts";
 import { COALESCE_MS } from "../../src/machines/coalescerMachine.ts";
 import { runs, timeoutFor } from "./runs.ts";
 

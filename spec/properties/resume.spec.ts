@@ -9,9 +9,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { memoryStore } from "../../src/actors/memoryStore.ts";
-import { windowLog } from "../../src/actors/windowLog.ts";
+import { windowLog } from "../../src/actors/log/windowLog.ts";
 import type { EventStore } from "../../src/runtime/log/eventStore.ts";
+import { memoryStore } from "../../src/runtime/log/memoryStore.ts";
 import { eventIdOf, resume, resumePointOf } from "../../src/runtime/log/resumePoint.ts";
 import { simulatedClock } from "../../src/testing/simulatedClock.ts";
 import { runs } from "./runs.ts";

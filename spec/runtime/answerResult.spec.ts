@@ -5,8 +5,8 @@
  */
 import { Schema } from "effect";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { AnswerResult as BrokerAnswerResult } from "../../src/actors/confirmationBroker.ts";
-import type { Reply } from "../../src/actors/hostMessages.ts";
+import type { Reply } from "../../src/actors/cluster/messages.ts";
+import type { AnswerResult as BrokerAnswerResult } from "../../src/actors/turn/confirmationBroker.ts";
 import type { ConfirmResult } from "../../src/adapters/web/wire.ts";
 import { ANSWER_TAGS, AnswerResult } from "../../src/runtime/calls/answerResult.ts";
 

@@ -6,15 +6,15 @@
  */
 import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
 
-export { confirmationBroker } from "../actors/confirmationBroker.ts";
+export { confirmationBroker } from "../actors/turn/confirmationBroker.ts";
+export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
 export {
   type MemoryLeases,
   memoryLeases,
   memoryStore,
   type SharedMemory,
   type SharedMemoryStore,
-} from "../actors/memoryStore.ts";
-export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
+} from "../runtime/log/memoryStore.ts";
 export { memorySecrets } from "../runtime/ports/secrets.ts";
 export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
 export {

@@ -3,12 +3,12 @@
  * log, with confirmations answered by a rule you give.
  */
 import { filter, type Subscription } from "rxjs";
-import { createHost, type Host, type HostOptions } from "../actors/host.ts";
-import { memoryStore } from "../actors/memoryStore.ts";
-import type { AssistantWindow, TurnEnd } from "../actors/window.ts";
+import { createHost, type Host, type HostOptions } from "../actors/host/host.ts";
+import type { AssistantWindow, TurnEnd } from "../actors/window/window.ts";
 import type { App } from "../runtime/commands/app.ts";
 import type { Origin, User } from "../runtime/commands/origin.ts";
 import type { EventOf, LogEvent } from "../runtime/log/events.ts";
+import { memoryStore } from "../runtime/log/memoryStore.ts";
 import type { PanelState } from "../runtime/log/panelItems.ts";
 import type { HistoryState } from "../runtime/log/projections.ts";
 import type { Clock } from "../runtime/ports/clock.ts";

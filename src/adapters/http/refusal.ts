@@ -4,9 +4,9 @@
  * that says nothing.
  */
 import { Data } from "effect";
-import { HostFull, StreamsRefused, WindowOwnerMismatch } from "../../actors/host.ts";
-import { LiveQueryRefused } from "../../actors/liveQueries.ts";
-import { PromptRefused, SelectionRefused } from "../../actors/window.ts";
+import { HostFull, StreamsRefused, WindowOwnerMismatch } from "../../actors/host/host.ts";
+import { LiveQueryRefused } from "../../actors/shared/liveQueries.ts";
+import { PromptRefused, SelectionRefused } from "../../actors/window/window.ts";
 import type { BodyProblem } from "../web/body.ts";
 import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
 import type { ErrorType } from "./contract.ts";

@@ -6,8 +6,8 @@
 import type { ServerResponse } from "node:http";
 import { Either, type Schema } from "effect";
 import type { Context } from "hono";
-import type { Host } from "../../actors/host.ts";
-import type { AssistantWindow, PromptInput } from "../../actors/window.ts";
+import type { Host } from "../../actors/host/host.ts";
+import type { AssistantWindow, PromptInput } from "../../actors/window/window.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { decode, readJson } from "../web/body.ts";
 import {

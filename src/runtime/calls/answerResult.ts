@@ -1,7 +1,7 @@
 /**
  * What became of an answer to a confirmation, written once: the broker
  * returns it, a host that writes a window sends it back to the host that
- * asked (`actors/hostMessages.ts`), and `POST /confirm` answers it to the
+ * asked (`actors/cluster/messages.ts`), and `POST /confirm` answers it to the
  * browser (`adapters/web/wire.ts`, which imports only its type, so the
  * browser bundle holds no `effect`: decision (u)).
  */

@@ -1,0 +1,391 @@
+/**
+ * The running system: one supervised conversation actor per window, one call
+ * path for all of them, one event store.
+ */
+
+import { randomUUID } from "node:crypto";
+import { Data } from "effect";
+import { type Actor, createActor } from "xstate";
+import type { CallPath } from "../../runtime/calls/callPath.ts";
+import { createCallPath } from "../../runtime/calls/callPath.ts";
+import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
+import type { RateLimitStore } from "../../runtime/calls/rateLimit.ts";
+import type { App } from "../../runtime/commands/app.ts";
+import type { User } from "../../runtime/commands/origin.ts";
+import { defaultUserKey } from "../../runtime/commands/userKey.ts";
+import { InvariantBroken } from "../../runtime/errors.ts";
+import type { EventStore } from "../../runtime/log/eventStore.ts";
+import { memoryStore } from "../../runtime/log/memoryStore.ts";
+import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
+import type { Ids } from "../../runtime/ports/ids.ts";
+import type { Model } from "../../runtime/prompt/model.ts";
+import { WindowOwnerMismatch } from "../assistantWindow.ts";
+import type { Reply } from "../cluster/messages.ts";
+import { hostRouting } from "../cluster/routing.ts";
+import { STREAM_PREFIX } from "../log/windowLog.ts";
+import type { InspectObserver } from "../shared/inspection.ts";
+import {
+  HostFull,
+  MAX_STREAMS_PER_USER,
+  MAX_STREAMS_PER_WINDOW,
+  streamCounts,
+} from "../shared/limits.ts";
+import { type LiveRegistry, liveQueries } from "../shared/liveQueries.ts";
+import { type Bindings, hostSupervisor } from "../turn/machines.ts";
+import type { OpenWindow, WindowDeps } from "../window/deps.ts";
+import { type AssistantWindow, openWindow } from "../window/window.ts";
+
+export interface HostOptions {
+  readonly model: Model;
+  /**
+   * The model for a user's steps, when it depends on who asks (a
+   * `modelSource`'s `forUser`); asked at each step. `model` when not given.
+   */
+  readonly modelFor?: (user: User) => Model;
+  /** Where logs live: `memoryStore()` by default, `sqliteStore(path)` to keep them. */
+  readonly store?: EventStore;
+  readonly clock?: Clock;
+  readonly ids?: Ids;
+  readonly confirmIds?: Ids;
+  readonly rateLimits?: RateLimitStore;
+  /** `max_tokens` of each model request: 4 096. */
+  readonly maxTokensPerStep?: number;
+  /** Crashes of one window's actor allowed within `restartWindowMs` before it is given up: 3 in 60 s. */
+  readonly maxRestarts?: number;
+  readonly restartWindowMs?: number;
+  /**
+   * How long calls from code may take before the code is told they failed:
+   * 3 min 30 s, under the API's ~4-minute limit on a pending call.
+   */
+  readonly codeCallDeadlineMs?: number;
+  /**
+   * XState's inspection events of every actor (conversations, the calls they
+   * invoke, confirmations, coalescers), for `@statelyai/inspect` or any
+   * inspector: `inspect: createBrowserInspector().inspect`.
+   */
+  readonly inspect?: InspectObserver;
+  /** Who owns a window: two users with the same key are one. Default: `id`, else `name`, else the value. */
+  readonly userKey?: (user: User) => string;
+  /** The name the system prompt gives the user: `user.name` by default. */
+  readonly userName?: (user: User) => string | undefined;
+  /** Told when a window crashes more often than it may be rebuilt. */
+  readonly onError?: (error: unknown, where: { readonly clientId: string }) => void;
+  /**
+   * How long a window with nothing open (no event stream, no running turn,
+   * no question waiting, no live query) stays in memory after it was last
+   * used: 30 minutes. Its log stays in a durable store, and it opens again
+   * when asked for.
+   */
+  readonly idleWindowMs?: number;
+  /**
+   * Windows kept in memory at most: 10 000. Past it, the least recently used
+   * windows with nothing open are closed first; when none is idle, a new
+   * window is refused (`HostFull`, 429 over HTTP).
+   */
+  readonly maxWindows?: number;
+  /** Event streams open on one window at most: 16. One more is refused (`StreamsRefused`, 429 over HTTP). */
+  readonly maxStreamsPerWindow?: number;
+  /** Event streams one user has open across their windows at most: 64. One more is refused likewise. */
+  readonly maxStreamsPerUser?: number;
+  /**
+   * This host's name among the hosts sharing the store (on a store with
+   * leases, such as `postgresStore`): a random one, new at each start, by
+   * default. Two live hosts must never share one.
+   */
+  readonly hostId?: string;
+}
+
+/** A host option that cannot be used: thrown by `createHost`. */
+export class HostConfigError extends Data.TaggedError("HostConfigError")<{
+  readonly option: string;
+  readonly reason: string;
+}> {
+  override get message(): string {
+    return `createHost: ${this.option} ${this.reason}`;
+  }
+}
+
+/** Windows idle this long are closed: 30 minutes. */
+export const IDLE_WINDOW_MS = 30 * 60_000;
+/** Windows kept in memory at most. */
+export const MAX_WINDOWS = 10_000;
+/** A window whose conversation crashes more than this many times within {@link RESTART_WINDOW_MS} is given up. */
+export const MAX_RESTARTS = 3;
+export const RESTART_WINDOW_MS = 60_000;
+/** Each model step's `max_tokens` unless `maxTokensPerStep` is given. */
+export const MAX_TOKENS_PER_STEP = 4096;
+
+/** How many supervisors share a host's windows: at 10 000 windows, about 160 each. */
+const SUPERVISOR_SHARDS = 64;
+
+const positive = (option: string, value: number | undefined, fallback: number): number => {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1)
+    throw new HostConfigError({ option, reason: `must be a positive whole number, not ${chosen}` });
+  return chosen;
+};
+
+export { defaultUserKey } from "../../runtime/commands/userKey.ts";
+export { WindowOwnerMismatch } from "../assistantWindow.ts";
+export {
+  HostFull,
+  MAX_STREAMS_PER_USER,
+  MAX_STREAMS_PER_WINDOW,
+  StreamsRefused,
+} from "../shared/limits.ts";
+
+export interface Host {
+  /** The app the host runs. */
+  readonly app: App;
+  /** The conversation of one window, spawned on first use; a window belongs to one user. */
+  readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
+  /**
+   * Closes one window if it is open (a page saying goodbye): its streams end
+   * and its memory is freed; a durable log stays. Another user's window is
+   * refused with `WindowOwnerMismatch`.
+   */
+  readonly closeWindow: (clientId: string, options: { readonly user: User }) => Promise<void>;
+  /** How many windows are open in memory now. */
+  readonly openWindows: () => number;
+  /** The one call path every window (and MCP) goes through. */
+  readonly path: CallPath;
+  /** Live queries of every window; writes through the call path re-run the ones they change. */
+  readonly live: LiveRegistry;
+  /** Closes every window. */
+  readonly close: () => Promise<void>;
+}
+
+const defaultUserName = (user: User): string | undefined => {
+  const name = (user as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? name : undefined;
+};
+
+/**
+ * Starts the actor system for an app.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, { model: anthropic(), store: sqliteStore("assistant.db") });
+ * const w = host.window("client-1", { user });
+ * w.events$().subscribe(render);
+ * await w.prompt({ text: "Set her credit limit to 50 000", route: "/customers/42" });
+ * ```
+ */
+export const createHost = (app: App, options: HostOptions): Host => {
+  const clock = options.clock ?? systemClock;
+  const idleWindowMs = positive("idleWindowMs", options.idleWindowMs, IDLE_WINDOW_MS);
+  const maxWindows = positive("maxWindows", options.maxWindows, MAX_WINDOWS);
+  const maxStreamsPerWindow = positive(
+    "maxStreamsPerWindow",
+    options.maxStreamsPerWindow,
+    MAX_STREAMS_PER_WINDOW,
+  );
+  const userStreams = streamCounts(
+    positive("maxStreamsPerUser", options.maxStreamsPerUser, MAX_STREAMS_PER_USER),
+  );
+  const store = options.store ?? memoryStore();
+  const userKey = options.userKey ?? defaultUserKey;
+  const path = createCallPath(app, {
+    clock,
+    // The confirmation machine decides timeouts at 5 minutes; the path's own timer is a backstop.
+    confirmTimeoutMs: CONFIRM_TIMEOUT_MS + 1_000,
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
+    ...(options.confirmIds === undefined ? {} : { confirmIds: options.confirmIds }),
+    ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+  });
+  const live = liveQueries(app, path.activity$);
+  // On a store several hosts share, each window has one writer; the others ask it (decision (aj)).
+  const routing =
+    store.leases === undefined
+      ? undefined
+      : hostRouting(
+          store.leases,
+          options.hostId ?? `host-${randomUUID()}`,
+          clock,
+          async (request): Promise<Reply> => {
+            const known = windows.get(request.clientId);
+            return known === undefined ? { _tag: "NotHolder" } : known.window.answer(request);
+          },
+        );
+  const windows = new Map<string, { owner: string; window: OpenWindow }>();
+  /** Windows closing now, by client id: one opened on the same id reads its log after. */
+  const closing = new Map<string, Promise<void>>();
+  /** The open windows by the key the supervisor knows each by. */
+  const keyed = new Map<string, OpenWindow>();
+  let opened = 0;
+  const bindings: Bindings = new WeakMap();
+  const machine = hostSupervisor(path, bindings, (key) => {
+    const window = keyed.get(key);
+    return window === undefined
+      ? Promise.reject(new InvariantBroken({ where: "host", reason: `no window has key ${key}` }))
+      : window.supervised.recover();
+  });
+  /**
+   * The supervisors of the windows' conversations, a window's by its key
+   * modulo their number: XState copies a parent's children at every spawn and
+   * stop, so one supervisor of 10 000 windows spent milliseconds on each.
+   * Each is made when its first window opens; all are stopped by `close`.
+   */
+  const supervisors: Array<Actor<typeof machine> | undefined> = [];
+  const supervising = (key: string) => {
+    const shard = Number(key) % SUPERVISOR_SHARDS;
+    const supervisor = supervisors[shard];
+    if (supervisor !== undefined) return supervisor;
+    const started = createActor(machine, {
+      input: {
+        maxRestarts: options.maxRestarts ?? MAX_RESTARTS,
+        restartWindowMs: options.restartWindowMs ?? RESTART_WINDOW_MS,
+      },
+      clock,
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    });
+    const windowOf = (key: string) => keyed.get(key)?.supervised;
+    started.on("started", ({ window }) => windowOf(window)?.started());
+    started.on("crashed", ({ window }) => windowOf(window)?.crashed());
+    started.on("failed", ({ window, error, reason }) => windowOf(window)?.failed(error, reason));
+    supervisors[shard] = started.start();
+    return started;
+  };
+  const deps: WindowDeps = {
+    supervisor: supervising,
+    bindings,
+    app,
+    model: options.model,
+    ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
+    store,
+    ...(routing === undefined ? {} : { routing }),
+    clock,
+    path,
+    maxTokensPerStep: options.maxTokensPerStep ?? MAX_TOKENS_PER_STEP,
+    live,
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    ...(options.codeCallDeadlineMs === undefined
+      ? {}
+      : { codeCallDeadlineMs: options.codeCallDeadlineMs }),
+    userName: options.userName ?? defaultUserName,
+    userKey,
+    maxStreamsPerWindow,
+    userStreams,
+    onClose: (clientId, window, done) => {
+      if (windows.get(clientId)?.window === window) windows.delete(clientId);
+      keyed.delete(window.key);
+      const after = done.then(() => {
+        if (closing.get(clientId) === after) closing.delete(clientId);
+      });
+      closing.set(clientId, after);
+    },
+    reopen: (clientId, user) => host.window(clientId, { user }),
+    onIdle: () => closeOverCap(),
+    onError:
+      options.onError ??
+      ((error: unknown) => console.error("elyra-assistant: a window failed", error)),
+  };
+  /** Closes a window no one waits on; a store that fails to drop its log is told to `onError`. */
+  const closeQuietly = (window: OpenWindow) =>
+    void window
+      .close()
+      .catch((error: unknown) => deps.onError(error, { clientId: window.clientId }));
+  /** Closes up to `count` windows with nothing open, least recently used first. */
+  const closeLeastRecentlyUsed = (count: number) => {
+    let left = count;
+    for (const { window } of windows.values()) {
+      if (left <= 0) break;
+      if (window.busy()) continue;
+      left--;
+      closeQuietly(window);
+    }
+  };
+  /** Past `maxWindows`, closes idle windows until it is met (or none is idle). */
+  const closeOverCap = () => {
+    if (windows.size > maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows);
+  };
+  /** Closes the windows idle for `idleWindowMs`; runs while windows are open. */
+  let sweep: unknown;
+  const sweepLater = () => {
+    if (sweep !== undefined || windows.size === 0) return;
+    sweep = clock.setTimeout(
+      () => {
+        sweep = undefined;
+        const now = clock.now();
+        for (const { window } of [...windows.values()])
+          if (now - window.lastUsed() >= idleWindowMs && !window.busy()) closeQuietly(window);
+        closeOverCap();
+        sweepLater();
+      },
+      Math.min(idleWindowMs, 60_000),
+    );
+    // A sweep to come does not keep the process alive.
+    (sweep as { unref?: () => void } | null)?.unref?.();
+  };
+  /**
+   * Appends by other processes on a shared store reach the open window of
+   * their stream: one listener for the host, while windows are open.
+   */
+  let stopWatching: (() => void) | undefined;
+  const watch = () => {
+    if (stopWatching !== undefined || store.changes === undefined) return;
+    stopWatching = store.changes((change) => {
+      if (change._tag === "Resync") {
+        for (const { window } of windows.values()) window.catchUp();
+        return;
+      }
+      if (!change.stream.startsWith(STREAM_PREFIX)) return;
+      windows.get(change.stream.slice(STREAM_PREFIX.length))?.window.catchUp(change.seq);
+    });
+  };
+  const host: Host = {
+    app,
+    path,
+    live,
+    window: (clientId, { user }) => {
+      const owner = userKey(user);
+      const known = windows.get(clientId);
+      if (known !== undefined) {
+        if (known.owner !== owner) throw new WindowOwnerMismatch({ clientId });
+        if (!known.window.failed()) {
+          known.window.setUser(user);
+          known.window.touch();
+          // Most recently used last: the map's order is the order windows are closed in.
+          windows.delete(clientId);
+          windows.set(clientId, known);
+          return known.window;
+        }
+        // Given up after repeated crashes: opening it again starts a fresh actor on the same log.
+        windows.delete(clientId);
+        keyed.delete(known.window.key);
+      }
+      // Full: idle windows make room; none idle, a new one is refused rather than kept past the cap.
+      if (windows.size >= maxWindows) closeLeastRecentlyUsed(windows.size - maxWindows + 1);
+      if (windows.size >= maxWindows) throw new HostFull({ maxWindows });
+      const window = openWindow(deps, clientId, String(opened++), user, closing.get(clientId));
+      windows.set(clientId, { owner, window });
+      keyed.set(window.key, window);
+      supervising(window.key).send({ type: "OPEN", window: window.key });
+      watch();
+      closeOverCap();
+      sweepLater();
+      return window;
+    },
+    closeWindow: async (clientId, { user }) => {
+      const known = windows.get(clientId);
+      if (known === undefined) return;
+      if (known.owner !== userKey(user)) throw new WindowOwnerMismatch({ clientId });
+      // A turn another host runs for this window is stopped there, as closing stops one here.
+      if (known.window.running()) known.window.stop();
+      await known.window.close();
+    },
+    openWindows: () => windows.size,
+    close: async () => {
+      stopWatching?.();
+      stopWatching = undefined;
+      if (sweep !== undefined) clock.clearTimeout(sweep);
+      sweep = undefined;
+      await Promise.all([...windows.values()].map((w) => w.window.close()));
+      // Its leases are free at once: another host need not wait for them to expire.
+      await routing?.leave().catch(() => undefined);
+      // Their pending timers (crashes still counted) go with them.
+      for (const supervisor of supervisors.splice(0)) supervisor?.stop();
+    },
+  };
+  return host;
+};

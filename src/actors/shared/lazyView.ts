@@ -1,0 +1,45 @@
+/**
+ * A projection of a window's log kept up to date on demand: appends queue
+ * their events, and a read folds what is queued.
+ */
+import type { LogEvent } from "../../runtime/log/events.ts";
+import type { Projection } from "../../runtime/log/projection.ts";
+
+/** Several events onto an immutable state: one private replay, then shared (frozen like `apply`'s). */
+const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<LogEvent>): S =>
+  Object.freeze(projection.fold(events, state));
+
+/**
+ * A projection kept up to date on demand: an append only queues the event,
+ * and a read applies what is queued, so a turn's many appends cost no fold
+ * unless something reads it. A class, so the thousands of idle windows share
+ * its methods.
+ */
+export class LazyView<S> {
+  readonly #projection: Projection<S>;
+  #state: S;
+  #queued: LogEvent[] = [];
+
+  constructor(projection: Projection<S>) {
+    this.#projection = projection;
+    this.#state = projection.initial;
+  }
+
+  push(event: LogEvent): void {
+    this.#queued.push(event);
+  }
+
+  reset(events: ReadonlyArray<LogEvent>): void {
+    this.#state = this.#projection.fold(events);
+    this.#queued = [];
+  }
+
+  read(): S {
+    const queued = this.#queued;
+    if (queued.length === 1)
+      this.#state = this.#projection.apply(this.#state, queued[0] as LogEvent);
+    else if (queued.length > 1) this.#state = foldOnto(this.#projection, this.#state, queued);
+    if (queued.length > 0) this.#queued = [];
+    return this.#state;
+  }
+}

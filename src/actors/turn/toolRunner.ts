@@ -1,0 +1,154 @@
+/**
+ * The tools actor of a conversation: runs one step's tool calls, in order,
+ * through the call path, and logs each as a tool step. A call that needs the
+ * user's answer puts the conversation in `awaitingConfirmation` until it has one.
+ */
+
+import type { Context } from "@opentelemetry/api";
+import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
+import type { ConversationEvent, RunToolsInput } from "../../machines/conversationMachine.ts";
+import type { CallPath } from "../../runtime/calls/callPath.ts";
+import type { Confirmer } from "../../runtime/calls/confirmer.ts";
+import { auditOutcome, formatOutcome } from "../../runtime/calls/outcome.ts";
+import { clip } from "../../runtime/clip.ts";
+import type { Caller, User } from "../../runtime/commands/origin.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../../runtime/prompt/model.ts";
+import { promptRefused } from "../assistantWindow.ts";
+import type { Unstamped } from "../log/windowLog.ts";
+import { endSpan, startSpan } from "../shared/tracing.ts";
+
+/** What the tool runner needs from its window, read at each call (abilities can change mid-turn). */
+export interface ToolRunnerWindow {
+  readonly clientId: string;
+  readonly user: () => User;
+  readonly offered: () => ReadonlySet<string>;
+  readonly confirmer: Confirmer;
+  /**
+   * Appends a tool step's event; resolves once it is stored, and rejects when
+   * it is not (the store refused it, the window closed, or its conversation
+   * died): a command runs only after its `ToolStarted` is stored.
+   */
+  readonly log: (event: Unstamped) => Promise<unknown>;
+  /**
+   * Resolves once the answer to the call's confirmation is stored, appended
+   * under the window's lease: the fence a confirmed command waits for.
+   */
+  readonly confirmed?: (callId: string) => Promise<unknown>;
+  /** The turn running now. */
+  readonly turn: () => number;
+  /** The running turn's span context, the parent of each call's span. */
+  readonly trace?: () => Context | undefined;
+}
+
+export const MAX_NAME = 128;
+
+/** A tool step's write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
+export const notWritten = (): Promise<never> => {
+  const refused = Promise.reject(
+    promptRefused("closed", "the conversation this step belonged to ended"),
+  );
+  refused.catch(() => undefined);
+  return refused;
+};
+
+/** The caller the wire names (`direct`, or a code execution tool's id). */
+export const callerOf = (call: ToolUseBlock): Caller =>
+  call.caller !== undefined && call.caller.type !== "direct"
+    ? { type: "code", toolId: call.caller.tool_id ?? "" }
+    : { type: "direct" };
+
+/**
+ * Runs one tool call through the call path and logs it as a tool step
+ * (`ToolStarted`, then `ToolFinished` with its link): the result the model,
+ * or the code that called it, is sent.
+ */
+export const runCall = async (
+  path: CallPath,
+  window: ToolRunnerWindow,
+  call: ToolUseBlock,
+  turn: number,
+  signal: AbortSignal,
+  confirmer: Confirmer = window.confirmer,
+): Promise<ToolResultBlock> => {
+  const caller = callerOf(call);
+  const tool = clip(call.name, MAX_NAME);
+  // Written ahead: a command whose start the log did not keep does not run.
+  await window.log({ _tag: "ToolStarted", turn, callId: call.id, tool, caller });
+  const span = startSpan(
+    "elyra.tool.call",
+    { "elyra.tool": tool, "elyra.caller": caller.type },
+    window.trace?.(),
+  );
+  const outcome = await path.call(
+    { tool: call.name, input: call.input, callId: call.id, caller },
+    {
+      user: window.user(),
+      origin: { kind: "assistant" },
+      scope: window.clientId,
+      signal,
+      offered: window.offered(),
+      confirmer,
+      ...(window.confirmed === undefined ? {} : { confirmed: window.confirmed }),
+    },
+  );
+  const link = outcome._tag === "Succeeded" ? outcome.link : undefined;
+  endSpan(
+    span,
+    { "elyra.outcome": auditOutcome(outcome) },
+    outcome._tag === "Succeeded" ? undefined : auditOutcome(outcome),
+  );
+  void window.log({
+    _tag: "ToolFinished",
+    turn,
+    callId: call.id,
+    ok: outcome._tag === "Succeeded",
+    outcome: auditOutcome(outcome),
+    ...(link === undefined ? {} : { link }),
+  });
+  const { isError, text } = formatOutcome(outcome);
+  return {
+    type: "tool_result",
+    tool_use_id: call.id,
+    content: text,
+    ...(isError ? { is_error: true } : {}),
+  };
+};
+
+/**
+ * The tools actor logic, made once per host: `windowOf` finds the window an
+ * actor runs for from the actor itself, so every window shares one machine.
+ */
+export const toolRunner = (path: CallPath, windowOf: (self: AnyActorRef) => ToolRunnerWindow) =>
+  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack, self }) => {
+    const window = windowOf(self);
+    const stop = new AbortController();
+    const confirmer: Confirmer = {
+      ask: (request, signal) => {
+        sendBack({ type: "CONFIRMING" });
+        return window.confirmer.ask(request, signal).finally(() => {
+          if (!stop.signal.aborted) sendBack({ type: "CONFIRMED" });
+        });
+      },
+    };
+    const run = async () => {
+      const results: ToolResultBlock[] = [];
+      for (const call of input.calls) {
+        // Stopped: what runs finishes on its own; nothing after it starts.
+        if (stop.signal.aborted) return;
+        results.push(await runCall(path, window, call, input.turn, stop.signal, confirmer));
+      }
+      if (!stop.signal.aborted) sendBack({ type: "TOOLS_DONE", results });
+    };
+    run().catch((error) => sendBack({ type: "TOOLS_CRASHED", error }));
+    return () => stop.abort();
+  });
+
+/**
+ * The code run's `runCall` actor, made once per host: each call from code
+ * through the call path, logged as a tool step of its window.
+ */
+export const codeCallRunner = (path: CallPath, windowOf: (self: AnyActorRef) => ToolRunnerWindow) =>
+  fromPromise<ToolResultBlock, ToolUseBlock>(({ input, signal, self }) => {
+    const window = windowOf(self);
+    return runCall(path, window, input, window.turn(), signal);
+  });

@@ -1,0 +1,400 @@
+/**
+ * One window: its conversation (a child of the host's supervisor), its log,
+ * its confirmations and its streamed text. The supervisor decides when the
+ * conversation starts and is rebuilt; the window does what that takes here:
+ * it recovers the log (a turn in flight at a crash is recorded interrupted,
+ * and nothing it started runs again), binds the conversation's model and
+ * tools, and records what the conversation emits.
+ */
+import type { Context } from "@opentelemetry/api";
+import { defer, throwError } from "rxjs";
+import type { ActorRefFrom } from "xstate";
+import type { conversationMachine } from "../../machines/conversationMachine.ts";
+import {
+  conversationId,
+  type GiveUpReason,
+  type Recovered,
+} from "../../machines/supervisorMachine.ts";
+import type { User } from "../../runtime/commands/origin.ts";
+import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
+import { routeOf, selectionChanged } from "../../runtime/log/selection.ts";
+import { LeaseLost } from "../../runtime/log/writerLeases.ts";
+import { promptRefused, WindowOwnerMismatch } from "../assistantWindow.ts";
+import { windowLease } from "../cluster/lease.ts";
+import { writerOps } from "../cluster/ops.ts";
+import type { LocalOps } from "../cluster/remote.ts";
+import { TurnWaiters } from "../log/turnWaiters.ts";
+import { streamOf, type WindowLog, windowLog } from "../log/windowLog.ts";
+import { LiveQueryRefused } from "../shared/liveQueries.ts";
+import { stopActor } from "../shared/stopActor.ts";
+import { contextOf, spanEndsWith, startSpan } from "../shared/tracing.ts";
+import { windowConfirmations } from "../turn/confirmations.ts";
+import type { WindowBinding } from "../turn/machines.ts";
+import { modelStep } from "../turn/modelStep.ts";
+import { notWritten } from "../turn/toolRunner.ts";
+import type { OpenWindow, Supervised, WindowDeps } from "./deps.ts";
+import { conversationFrom, framedPrompt } from "./framing.ts";
+import { againIfNotStarted, promptAnew } from "./promptAnew.ts";
+import { windowStream } from "./stream.ts";
+import { windowView } from "./view.ts";
+
+export type { TurnEnd } from "../../runtime/log/events.ts";
+export type { AssistantWindow, PromptInput } from "../assistantWindow.ts";
+export { PromptRefused, SelectionRefused } from "../assistantWindow.ts";
+
+type Conversation = ActorRefFrom<typeof conversationMachine>;
+
+/** @internal */
+export const openWindow = (
+  deps: WindowDeps,
+  clientId: string,
+  key: string,
+  firstUser: User,
+  /** Settles when an earlier window of this client id has finished closing: its log is read after. */
+  after: Promise<void> = Promise.resolve(),
+): OpenWindow => {
+  const assistant = deps.app.assistant;
+  let user = firstUser;
+  /**
+   * The owner's key, written into a durable log before its first event. A
+   * memory store's log lives no longer than the host's own record of owners.
+   */
+  const owner = deps.userKey(firstUser);
+  let ownerRecorded = !deps.store.durable;
+  let offeredNow: ReadonlySet<string> = new Set();
+  /** The route of the last prompt or selection: where a selection is made by default. */
+  let lastRoute: string | null = null;
+  let system = "";
+  /** Set when the supervisor gave the window up. */
+  let failed: { readonly error: unknown; readonly reason: GiveUpReason } | undefined;
+  let closed = false;
+  /** Settles once the window wrote its last event and let go of its log. */
+  let closing: Promise<void> | undefined;
+  /** The running conversation; none while it is recovered or rebuilt. */
+  let actor: Conversation | undefined;
+  /** Settles when the conversation starts, or the window is given up or closed. */
+  let wake = () => {};
+  const nextStart = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+  let starting = nextStart();
+  const ready = starting;
+  /** The store's last refusal (a prompt it kept from starting is refused with it), and the turn whose start it refused. */
+  let lastFault: unknown;
+  let startRefused: number | undefined;
+  // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
+  // Refused while none runs (a late append of a dead one), the next one fails when it starts.
+  const log: WindowLog = windowLog(
+    deps.store,
+    streamOf(clientId),
+    deps.clock,
+    (error, refused) => {
+      lastFault = error;
+      startRefused = refused.find((e) => e._tag === "TurnStarted")?.turn ?? startRefused;
+      if (error instanceof LeaseLost) writer.lost();
+      deps.onError(error, { clientId });
+      actor?.send({ type: "FAULT", error });
+    },
+    deps.routing === undefined ? undefined : () => writer.current(),
+  );
+  /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
+  let openTools = 0;
+  /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
+  const idle = () =>
+    (actor === undefined || actor.getSnapshot().matches("idle")) &&
+    (confirmations.made()?.pending().length ?? 0) === 0 &&
+    openTools === 0;
+  /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
+  const { writer, interrupt, catchUp } = windowLease({
+    routing: deps.routing,
+    log,
+    clientId,
+    owner,
+    idle,
+    actor: () => actor,
+    started: () => starting,
+    record: (event) => record(event),
+    ownerSeen: () => {
+      ownerRecorded = true;
+    },
+    faulted: (error) => {
+      lastFault = error;
+    },
+    onError: (error) => deps.onError(error, { clientId }),
+  });
+  /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
+  let generation = 0;
+  /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
+  const turns = new TurnWaiters(log);
+  const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
+
+  // Streamed text and code gather in the coalescer; every other event tells what waits first, so
+  // a tool step never shows before the words said before it.
+  const text = windowStream(deps, currentTurn, (event) => {
+    if (!closed) void log.append(event);
+  }).childOf(() => actor);
+  const record = (event: UnstampedEvent) => {
+    // A closed window writes nothing more: what its streams ended on is what its log ends on.
+    if (closed) return Promise.resolve(undefined);
+    if (!ownerRecorded) {
+      ownerRecorded = true;
+      void log.append({ _tag: "WindowOwned", turn: 0, owner });
+    }
+    text.flush();
+    if (isTurnEnd(event)) text.release();
+    if (event._tag === "ToolStarted") openTools++;
+    else if (event._tag === "ToolFinished") openTools = Math.max(0, openTools - 1);
+    const stored = log.append(event);
+    if (writer.leased) void stored.then(writer.settle, writer.settle);
+    return stored;
+  };
+  /** The running turn's span context: its model steps and command calls are its children. */
+  let turnContext: Context | undefined;
+
+  const confirmations = windowConfirmations({
+    clock: deps.clock,
+    parent: () => actor,
+    ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
+    record,
+    turn: currentTurn,
+  });
+  const step = modelStep({
+    model: deps.model,
+    ...(deps.modelFor === undefined ? {} : { modelFor: deps.modelFor }),
+    modelName: assistant?.model ?? "claude-sonnet-5-5",
+    maxTokensPerStep: deps.maxTokensPerStep,
+    user: () => user,
+    system: () => system,
+    trace: () => turnContext,
+    text,
+    record,
+  });
+
+  /** What one conversation of the window runs with; its tool steps are written only while it lives. */
+  const bindingOf = (mine: number): WindowBinding => ({
+    callModel: step.call,
+    tools: {
+      clientId,
+      user: () => user,
+      offered: () => offeredNow,
+      confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
+      log: (event) => (closed || mine !== generation ? notWritten() : record(event)),
+      confirmed: (callId) =>
+        closed || mine !== generation ? notWritten() : confirmations.stored(callId),
+      turn: currentTurn,
+      trace: () => turnContext,
+    },
+  });
+
+  /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
+  const recover = async (): Promise<Recovered> => {
+    await after;
+    const events = await log.reload();
+    // The log names its owner (from before a restart, or another process): anyone else is refused.
+    const named = events.findLast((e) => e._tag === "WindowOwned");
+    if (named !== undefined && named.owner !== owner) throw new WindowOwnerMismatch({ clientId });
+    ownerRecorded = named !== undefined || !deps.store.durable;
+    // On a shared store, a live host holding the lease may be running it: it is left to that host.
+    if (log.status().running) await writer.ifFree(interrupt);
+    return { window: key, conversation: conversationFrom(log, assistant, deps.codeCallDeadlineMs) };
+  };
+
+  const supervised: Supervised = {
+    recover,
+    started: () => {
+      const next = deps.supervisor(key).system.get(conversationId(key)) as Conversation | undefined;
+      if (next === undefined) return;
+      deps.bindings.set(next, bindingOf(generation));
+      next.on("log", ({ event }) => void record(event));
+      actor = next;
+      // A prompt whose turn the log never started ends here, refused; asked again of this
+      // conversation when only an append before its start was refused (not after a lost lease).
+      turns.refuse(
+        () =>
+          lastFault ??
+          promptRefused(
+            "windowFailed",
+            "this window's conversation failed before the turn started",
+          ),
+        log.status().turn,
+        (turn) => turn !== startRefused && !(lastFault instanceof LeaseLost),
+      );
+      wake();
+      // An append refused while no conversation ran: this one fails at once, and the log is read again.
+      if (log.refused()) next.send({ type: "FAULT", error: lastFault });
+    },
+    crashed: () => {
+      // What the dead conversation had running (a model request, a tool run) is stopped with it.
+      for (const child of Object.values(actor?.getSnapshot().children ?? {}))
+        if (child !== undefined) stopActor(child);
+      generation++;
+      openTools = 0; // its tool steps write nothing more
+      actor = undefined;
+      starting = nextStart();
+    },
+    failed: (error, reason) => {
+      failed = { error, reason };
+      actor = undefined;
+      turns.refuse(() => error);
+      // Its streams end, as a closed window's do: their clients open the window again.
+      log.close();
+      wake();
+      // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
+      if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
+      else deps.onError(error, { clientId });
+    },
+  };
+  /** Once the log is read: another user's window is refused. */
+  const owned = async () => {
+    await ready;
+    if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+  };
+
+  const live = async () => {
+    await starting;
+    // A log that could not be read is the store's failure, not a refusal: it is passed on as it is.
+    if (failed?.reason === "unreadableLog") throw failed.error;
+    if (failed !== undefined)
+      throw promptRefused("windowFailed", "this window's conversation failed; open it again");
+    if (closed || actor === undefined) throw promptRefused("closed", "this window is closed");
+    return actor;
+  };
+
+  /** What the window does as its own writer: everything, on a store without leases. */
+  const local: LocalOps = {
+    prompt: againIfNotStarted(async (input, options) => {
+      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
+      const running = await live();
+      if (!running.getSnapshot().matches("idle")) {
+        throw promptRefused("turnInProgress", "a turn is already running in this window");
+      }
+      const framed = framedPrompt(deps, assistant, { clientId, user, input, log });
+      lastRoute = framed.event.route;
+      offeredNow = framed.offered;
+      system = framed.system;
+      const turn = running.getSnapshot().context.turn + 1;
+      const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
+      turnContext = contextOf(span);
+      const end = spanEndsWith(span, turns.wait(turn, options.onStarted)).finally(() => {
+        turnContext = undefined;
+      });
+      running.send(framed.event);
+      return end;
+    }),
+    confirm: async (confirmId, accept, echo) => {
+      const broker = confirmations.made();
+      if (broker === undefined) return { _tag: "UnknownConfirmation" };
+      return broker.answer({ confirmId, accept, scope: clientId, ...echo });
+    },
+    select: async (kind, ids, options) => {
+      await live();
+      const route = options.route === undefined ? lastRoute : routeOf(options.route);
+      lastRoute = route;
+      await record(selectionChanged(kind, ids, route));
+    },
+    stop: () => {
+      text.flush();
+      actor?.send({ type: "STOP", streamed: step.streamed() });
+    },
+    reset: async () => {
+      const running = await live();
+      text.flush();
+      running.send({ type: "RESET", streamed: step.streamed() });
+      await log.idle();
+    },
+  };
+  const ops = writerOps({
+    local,
+    writer,
+    routing: deps.routing,
+    clientId,
+    owner,
+    log,
+    clock: deps.clock,
+    ready: async () => {
+      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
+      await live();
+    },
+    started: () => live().then(() => undefined),
+    owned,
+    turn: currentTurn,
+  });
+
+  const view = windowView({
+    log,
+    clientId,
+    clock: deps.clock,
+    live: deps.live,
+    onIdle: deps.onIdle,
+    owned,
+    starting: () => starting,
+    failed: () => failed,
+    closed: () => closed,
+    actor: () => actor,
+    questions: () => confirmations.made()?.pending().length ?? 0,
+    streams: { owner, max: deps.maxStreamsPerWindow, counts: deps.userStreams },
+  });
+  const window: OpenWindow = {
+    clientId,
+    key,
+    ready,
+    supervised,
+    setUser: (next) => {
+      user = next;
+    },
+    catchUp: (toSeq) => {
+      // Another owner's log closes the window: opened again, it is refused.
+      if (!closed) catchUp(toSeq, () => void window.close().catch(() => undefined));
+    },
+    prompt: promptAnew(
+      ops.prompt,
+      () => failed,
+      () => deps.reopen(clientId, user),
+    ),
+    confirm: ops.confirm,
+    // Checked at subscription, not at the call: a query opened after the window closed is refused.
+    live: (command, args) =>
+      defer(() =>
+        closed
+          ? throwError(
+              () => new LiveQueryRefused({ reason: "closed", detail: "this window is closed" }),
+            )
+          : deps.live.subscribe({ clientId, user, currentUser: () => user }, command, args),
+      ),
+    select: ops.select,
+    stop: ops.stop,
+    reset: ops.reset,
+    answer: ops.answer,
+    ...view,
+    close: () => {
+      if (closing !== undefined) return closing;
+      // A turn still running ends Stopped, so its prompt settles and its log is whole.
+      if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
+        text.flush();
+        actor.send({ type: "STOP", streamed: step.streamed() });
+      }
+      closed = true;
+      deps.live.close(clientId);
+      // A window given up has nothing left with the supervisor (and may have been opened anew).
+      if (failed === undefined) deps.supervisor(key).send({ type: "CLOSE", window: key });
+      actor = undefined;
+      wake();
+      closing = (async () => {
+        await log.idle().catch(() => undefined);
+        turns.refuse(() => promptRefused("closed", "this window closed before the turn ended"));
+        // Every stream of the window ends, after what was stored: clients open the window again.
+        log.close();
+        if (!deps.store.durable) await deps.store.drop(log.stream);
+      })();
+      // Forgotten now; a window opened on this client id reads the log once this one is done.
+      deps.onClose(
+        clientId,
+        window,
+        closing.catch(() => undefined),
+      );
+      return closing;
+    },
+  };
+  return window;
+};

@@ -1,0 +1,102 @@
+/**
+ * The event store that keeps its logs in memory: the default, and the twin
+ * tests use. Nothing outlives the process, and a dropped stream is gone.
+ */
+
+import { type Clock, systemClock } from "../ports/clock.ts";
+import { AppendConflict, type EventStore, type StoreChange } from "./eventStore.ts";
+import type { LogEvent, NewEvent } from "./events.ts";
+import { type MemoryLeases, memoryLeases } from "./memoryLeases.ts";
+
+export { HEARTBEAT_MS, LEASE_MS, type MemoryLeases, memoryLeases } from "./memoryLeases.ts";
+
+/** What a memory store is shared as: several hosts in one process, as on one database. */
+export interface SharedMemory {
+  /** Drives the leases' heartbeats: XState's `SimulatedClock` in tests. */
+  readonly clock?: Clock;
+  /** Heartbeats missed this long free a host's leases: 5 s. */
+  readonly leaseMs?: number;
+  /** How often a host beats: 1 s. */
+  readonly heartbeatMs?: number;
+}
+
+/** A memory store shared by several hosts: durable for as long as the process, with leases. */
+export interface SharedMemoryStore extends EventStore {
+  readonly leases: MemoryLeases;
+}
+
+/**
+ * An {@link EventStore} over a `Map` of streams (`durable: false`). Events are
+ * kept as given, with their `seq` added: they are built by this library, so
+ * they are not decoded again. `changes` tells `Appended` as each append
+ * resolves (never `Resync`: nothing is missed in one process).
+ *
+ * `memoryStore({ shared: {} })` is the twin of a store several hosts share
+ * (`postgresStore`): closing a window keeps its log (`durable: true`, for as
+ * long as the process), and it has writer `leases` (with `crash(holder)` to
+ * kill a host), for specs of several hosts in one process.
+ *
+ * @example
+ * ```ts
+ * const store = memoryStore();
+ * await store.append("w1", [{ _tag: "Reset", at: 0, turn: 0 }], 0);
+ * await store.append("w1", [{ _tag: "Reset", at: 1, turn: 0 }], 0); // rejects: AppendConflict
+ * ```
+ */
+export function memoryStore(): EventStore;
+export function memoryStore(options: { readonly shared: SharedMemory }): SharedMemoryStore;
+export function memoryStore(options: { readonly shared?: SharedMemory } = {}): EventStore {
+  const shared = options.shared;
+  // A stream's event with seq n sits at index n - 1.
+  const streams = new Map<string, LogEvent[]>();
+  const lastSeq = (stream: string) => streams.get(stream)?.length ?? 0;
+  const leases: MemoryLeases | undefined =
+    shared === undefined
+      ? undefined
+      : memoryLeases(shared.clock ?? systemClock, { ...shared, lastSeq });
+  // Entries, not functions: one function subscribed twice is two subscriptions.
+  const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
+  const tell = (change: StoreChange) => {
+    for (const { listener } of [...listeners]) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure is its own: the others go on, and so does the append.
+      }
+    }
+  };
+  return {
+    durable: shared !== undefined,
+    ...(leases === undefined ? {} : { leases }),
+    append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
+      if (writer !== undefined) leases?.check(stream, writer);
+      const actualSeq = lastSeq(stream);
+      if (expectedSeq !== actualSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
+      const added = events.map((event, i) => ({ ...event, seq: expectedSeq + i + 1 }) as LogEvent);
+      const log = streams.get(stream);
+      if (log === undefined) {
+        // A copy: `added` goes back to the caller, and the log grows.
+        if (added.length > 0) streams.set(stream, [...added]);
+      } else {
+        for (const event of added) log.push(event);
+      }
+      if (added.length > 0) tell({ _tag: "Appended", stream, seq: expectedSeq + added.length });
+      return added;
+    },
+    read: async (stream, fromSeq = 0, toSeq = Number.POSITIVE_INFINITY) =>
+      streams
+        .get(stream)
+        ?.slice(Math.max(0, Math.floor(fromSeq)), Math.max(0, Math.floor(toSeq))) ?? [],
+    lastSeq: async (stream) => lastSeq(stream),
+    drop: async (stream) => {
+      streams.delete(stream);
+    },
+    changes: (listener) => {
+      const entry = { listener };
+      listeners.add(entry);
+      return () => {
+        listeners.delete(entry);
+      };
+    },
+  };
+}
