@@ -30,7 +30,7 @@ import { performance as perfHooks } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { createApp, createHost, type LogEvent, type Model } from "elyra-assistant";
+import { createApp, createHost, type Model } from "elyra-assistant";
 import {
   assistantHttp,
   BASE_PATH,
@@ -38,6 +38,7 @@ import {
   TOKEN_HEADER,
   toNodeListener,
 } from "elyra-assistant/http";
+import type { LogEvent } from "elyra-assistant/log";
 import { memoryStore, responseOf, wordsOf } from "elyra-assistant/testing";
 import { createParser } from "eventsource-parser";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";

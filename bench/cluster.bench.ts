@@ -10,7 +10,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, createHost, type EventStore, type Host, type Model } from "elyra-assistant";
+import { createApp, createHost, type Host, type Model } from "elyra-assistant";
+import type { EventStore } from "elyra-assistant/log";
 import { type PostgresStore, postgresStore } from "elyra-assistant/postgres";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { memoryStore, responseOf, wordsOf } from "elyra-assistant/testing";

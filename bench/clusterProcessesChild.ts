@@ -16,8 +16,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
-import { createApp, createHost, type EventStore, type Model } from "elyra-assistant";
+import { createApp, createHost, type Model } from "elyra-assistant";
 import { assistantHttp, toNodeListener } from "elyra-assistant/http";
+import type { EventStore } from "elyra-assistant/log";
 import { postgresStore } from "elyra-assistant/postgres";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { responseOf, wordsOf } from "elyra-assistant/testing";

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NewEvent } from "elyra-assistant";
+import type { NewEvent } from "elyra-assistant/log";
 import { postgresStore } from "elyra-assistant/postgres";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import pg from "pg";

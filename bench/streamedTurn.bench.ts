@@ -6,15 +6,9 @@ import { join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  type AnyCommand,
-  createApp,
-  createHost,
-  type EventStore,
-  type LogEvent,
-  offered,
-} from "elyra-assistant";
+import { type AnyCommand, createApp, createHost, offered } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { type StandInRequest, says, toolCall } from "elyra-assistant/testing";
 import { crmCommands } from "../examples/crm/commands.ts";

@@ -1,15 +1,16 @@
 /**
  * elyra-assistant: Claude inside your app, over the app's own commands.
- * What an app uses: commands and apps, the call path, the host and its
- * windows, the log's events and their folds, the ports with their defaults
- * and in-memory twins, the bounds you may set, and the errors. The machines
- * and the sentences they end a turn with are `elyra-assistant/machines`.
+ * What an app writes every day: commands and apps, the call path and its
+ * outcomes, the host and its windows, the ports with their defaults and
+ * in-memory twins, the bounds you may set, and the errors. The log's
+ * vocabulary (its events, folds, feeds and the event store's contract) is
+ * `elyra-assistant/log`; the machines, and what the model is told (the
+ * system prompt, the window note, the sentences a turn ends with), are
+ * `elyra-assistant/machines`.
  *
  * @packageDocumentation
  */
 
-export type { EventFeed, Following } from "./actors/assistantWindow.ts";
-export { FeedBehind } from "./actors/assistantWindow.ts";
 export type { Host, HostOptions } from "./actors/host/host.ts";
 export {
   createHost,
@@ -22,7 +23,6 @@ export {
   StreamsRefused,
   WindowOwnerMismatch,
 } from "./actors/host/host.ts";
-export { MAX_BEHIND } from "./actors/log/follow.ts";
 export type { InspectionEvent, InspectObserver } from "./actors/shared/inspection.ts";
 export type { LiveClient, LiveRegistry, LiveResult } from "./actors/shared/liveQueries.ts";
 export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/shared/liveQueries.ts";
@@ -37,11 +37,8 @@ export type { AssistantWindow, PromptInput, TurnEnd } from "./actors/window/wind
 export { PromptRefused, SelectionRefused } from "./actors/window/window.ts";
 export { MissingPeerDependency } from "./adapters/peer.ts";
 export type { ConfirmEcho } from "./runtime/calls/answerResult.ts";
-export type { Activity } from "./runtime/calls/audit.ts";
-export { AgentCalled } from "./runtime/calls/audit.ts";
 export type { CallContext, CallPath, CallPathOptions, ToolCall } from "./runtime/calls/callPath.ts";
 export { createCallPath } from "./runtime/calls/callPath.ts";
-export { canonicalJson, digestOf } from "./runtime/calls/canonicalJson.ts";
 export type {
   ConfirmAnswer,
   Confirmer,
@@ -83,53 +80,7 @@ export { CONFIRM_LABEL_TIMEOUT_MS } from "./runtime/commands/confirmation.ts";
 export type { Issue } from "./runtime/commands/issues.ts";
 export type { Caller, Origin, Register, RunOrigin, User } from "./runtime/commands/origin.ts";
 export type { McpToolHints } from "./runtime/commands/toolHints.ts";
-export { AppConfigError, CommandDefinitionError, StoreContractBroken } from "./runtime/errors.ts";
-export type { ArgumentChange } from "./runtime/log/argumentChanges.ts";
-export type { EventStore, StoreChange } from "./runtime/log/eventStore.ts";
-export { AppendConflict } from "./runtime/log/eventStore.ts";
-export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/log/events.ts";
-export {
-  Answered,
-  ConfirmAnswered,
-  ConfirmRequested,
-  Failed,
-  LogEvent,
-  PROTOCOL_VERSION,
-  Reset,
-  ScriptCodeDelta,
-  ScriptFinished,
-  ScriptStarted,
-  ScriptWriting,
-  SelectionChanged,
-  StepFinished,
-  StepStarted,
-  Stopped,
-  TextDelta,
-  ToolFinished,
-  ToolStarted,
-  TurnStarted,
-  Usage,
-  WindowOwned,
-} from "./runtime/log/events.ts";
-export type { SharedMemory, SharedMemoryStore } from "./runtime/log/memoryStore.ts";
-export { memoryStore } from "./runtime/log/memoryStore.ts";
-export type { PanelItem, PanelState, ScriptStep } from "./runtime/log/panelItems.ts";
-export { panelItems } from "./runtime/log/panelItems.ts";
-export type {
-  HistoryState,
-  Projection,
-  SelectionsState,
-  StatusState,
-  UsageState,
-} from "./runtime/log/projections.ts";
-export { history, selections, status, usage } from "./runtime/log/projections.ts";
-export type {
-  LeaseTaking,
-  Membership,
-  Writer,
-  WriterLeases,
-} from "./runtime/log/writerLeases.ts";
-export { LeaseLost } from "./runtime/log/writerLeases.ts";
+export { AppConfigError, CommandDefinitionError } from "./runtime/errors.ts";
 export type { Clock } from "./runtime/ports/clock.ts";
 export { systemClock } from "./runtime/ports/clock.ts";
 export type { Ids } from "./runtime/ports/ids.ts";
@@ -157,13 +108,5 @@ export type {
   ToolUseBlock,
 } from "./runtime/prompt/model.ts";
 export { ModelError } from "./runtime/prompt/model.ts";
-export { systemPrompt } from "./runtime/prompt/systemPrompt.ts";
-export type {
-  NoteInput,
-  NoteQuery,
-  NoteSelection,
-  QueryOrigin,
-} from "./runtime/prompt/windowNote.ts";
-export { NOTE_BOUNDS, windowNote } from "./runtime/prompt/windowNote.ts";
 
 export { VERSION } from "./runtime/version.ts";

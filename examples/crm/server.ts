@@ -13,14 +13,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createHost,
-  type EventStore,
   type InspectObserver,
   type Model,
   memorySecrets,
-  memoryStore,
   type Secrets,
 } from "elyra-assistant";
 import { assistantHttp, toNodeListener } from "elyra-assistant/http";
+import { type EventStore, memoryStore } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { build } from "esbuild";
 import { crmApp, DEMO_USER } from "./app.ts";

@@ -6,7 +6,7 @@
  * catch-up queued between two appends keeps them apart, so nothing is stored
  * ahead of a read queued before it.
  */
-import { type EventStore, type LogEvent, memoryStore } from "elyra-assistant";
+import { type EventStore, type LogEvent, memoryStore } from "elyra-assistant/log";
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -3,7 +3,8 @@
  * that never started is refused with the store's error, one that started ends
  * Failed), the host's onError is told, and the window serves the next prompt.
  */
-import { AppendConflict, createHost, type EventStore } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
+import { AppendConflict, type EventStore } from "elyra-assistant/log";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";

@@ -6,15 +6,9 @@
  * the history are what they were without them. On a simulated clock; and
  * over HTTP with the real SDK against the stand-in.
  */
-import {
-  createHost,
-  type EventOf,
-  history,
-  type LogEvent,
-  type Model,
-  panelItems,
-} from "elyra-assistant";
+import { createHost, type Model } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
+import { type EventOf, history, type LogEvent, panelItems } from "elyra-assistant/log";
 import {
   codeFinished,
   codeRuns,

@@ -1,4 +1,5 @@
-import { type ConfirmRequest, confirmationBroker, digestOf } from "elyra-assistant";
+import { type ConfirmRequest, confirmationBroker } from "elyra-assistant";
+import { digestOf } from "elyra-assistant/log";
 import { describe, expect, it } from "vitest";
 
 const request = (confirmId: string, scope = "w1"): ConfirmRequest => ({

@@ -4,7 +4,8 @@
  * once and in order, and the reading host's window log keeps up (its last
  * seq, its projections) without writing anything itself.
  */
-import { createHost, type EventStore, type LogEvent, WindowOwnerMismatch } from "elyra-assistant";
+import { createHost, WindowOwnerMismatch } from "elyra-assistant";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { postgresStore } from "elyra-assistant/postgres";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

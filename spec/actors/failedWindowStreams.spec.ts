@@ -8,7 +8,8 @@
  * window was left open and silent while the conversation went on in the
  * window opened again.)
  */
-import { createApp, createHost, type EventStore, type Host, type LogEvent } from "elyra-assistant";
+import { createApp, createHost, type Host } from "elyra-assistant";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

@@ -9,7 +9,7 @@
  * nothing, so the events only its joiners told were never kept nor told to
  * the window's readers, though the store had told their seqs.)
  */
-import type { EventStore, LogEvent } from "elyra-assistant";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { windowLog } from "../../src/actors/log/windowLog.ts";

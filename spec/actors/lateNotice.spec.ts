@@ -10,7 +10,8 @@
  * proof of a takeover, the lease was forgotten, and the turn's next append
  * was refused as `LeaseLost` with no writer.)
  */
-import { createApp, createHost, type EventStore, type StoreChange } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
+import type { EventStore, StoreChange } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";

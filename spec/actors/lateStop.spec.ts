@@ -12,7 +12,8 @@
  * earlier turn ran, stopped the end's turn at its question, which was then
  * answered `UnknownConfirmation`; a reset so, or the turn ended `Stopped`.)
  */
-import { createApp, createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";

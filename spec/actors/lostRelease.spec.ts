@@ -7,7 +7,8 @@
  * by the multi-host property (spec/properties/multiHost.spec.ts), about once
  * in 600 runs.
  */
-import { createApp, createHost, type EventStore } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
+import type { EventStore } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { ada, closedAfterEach, STREAM } from "../fixtures/closedAfterEach.ts";

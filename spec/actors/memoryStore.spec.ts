@@ -1,4 +1,4 @@
-import { memoryStore, type StoreChange } from "elyra-assistant";
+import { memoryStore, type StoreChange } from "elyra-assistant/log";
 import { describe, expect, it } from "vitest";
 import { deltas, storeContract } from "../fixtures/storeContract.ts";
 

@@ -8,15 +8,8 @@
  * learns it lost the window from the store, not from a refused append of
  * its own, so its next prompt is not refused as a turn in progress.
  */
-import {
-  createApp,
-  createHost,
-  type EventStore,
-  type Host,
-  LeaseLost,
-  type LogEvent,
-  type StoreChange,
-} from "elyra-assistant";
+import { createApp, createHost, type Host } from "elyra-assistant";
+import { type EventStore, LeaseLost, type LogEvent, type StoreChange } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

@@ -7,7 +7,8 @@
  * taken over once its lease lapses, its turn recorded interrupted once and
  * nothing it asked run.
  */
-import { createApp, createHost, type Host, type LogEvent } from "elyra-assistant";
+import { createApp, createHost, type Host } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

@@ -3,7 +3,8 @@
  * is closed after idleWindowMs, and past maxWindows the least recently used
  * idle ones go first. A window with a stream open is never closed by them.
  */
-import { createHost, HostConfigError, type LogEvent } from "elyra-assistant";
+import { createHost, HostConfigError } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { spyApp, type TestUser } from "../fixtures/spyCommands.ts";

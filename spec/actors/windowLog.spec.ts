@@ -1,5 +1,5 @@
 /** A window's log over a store that breaks the port's contract is told so, with a tagged error. */
-import { type EventStore, memoryStore, StoreContractBroken } from "elyra-assistant";
+import { type EventStore, memoryStore, StoreContractBroken } from "elyra-assistant/log";
 import { simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { windowLog } from "../../src/actors/log/windowLog.ts";

@@ -4,7 +4,7 @@
  * commit, a LISTEN connection killed and made again (Resync), unsubscribe,
  * close, and a listener that throws.
  */
-import type { StoreChange } from "elyra-assistant";
+import type { StoreChange } from "elyra-assistant/log";
 import { type PostgresStore, postgresStore } from "elyra-assistant/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";

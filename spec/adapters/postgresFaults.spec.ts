@@ -6,7 +6,8 @@
  * has leases. A database fault is a store fault: a rejection with the
  * store's error, never an uncaught error, and the store works afterwards.
  */
-import { createHost, type EventStore, type StoreChange } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
+import type { EventStore, StoreChange } from "elyra-assistant/log";
 import {
   type PostgresPool,
   type PostgresPoolClient,

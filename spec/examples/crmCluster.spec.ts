@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningBalancer, startBalancer } from "../../examples/crm/balancer.ts";
 import { modelFromEnv } from "../../examples/crm/modelSource.ts";

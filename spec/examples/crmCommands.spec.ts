@@ -6,7 +6,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EventOf, ModelRequest, ToolResultBlock } from "elyra-assistant";
+import type { ModelRequest, ToolResultBlock } from "elyra-assistant";
+import type { EventOf } from "elyra-assistant/log";
 import { fakeModel, testApp } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { crmApp, DEMO_USER } from "../../examples/crm/app.ts";

@@ -6,8 +6,9 @@
  * does, and answers the question as the user would.
  */
 
-import { createApp, createHost, type LogEvent } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
 import { type AssistantHttpOptions, assistantHttp, BASE_PATH } from "elyra-assistant/http";
+import type { LogEvent } from "elyra-assistant/log";
 import { type FakeModel, fakeModel, memoryStore } from "elyra-assistant/testing";
 import { expect, vi } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

@@ -4,8 +4,9 @@
  * one that falls too far behind the live events is cut, letting go of the
  * window, and resumes from its last id with nothing missed or twice.
  */
-import { createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { createHost } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { spyApp } from "../fixtures/spyCommands.ts";

@@ -7,8 +7,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, createHost, type EventStore, type LogEvent } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -6,8 +6,9 @@
  * the model is told so.
  */
 import { Schema } from "effect";
-import { createApp, createHost, defineCommand, type LogEvent } from "elyra-assistant";
+import { createApp, createHost, defineCommand } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { LogEvent } from "elyra-assistant/log";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 

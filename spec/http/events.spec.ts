@@ -1,5 +1,5 @@
 /** GET /events: the log replayed, then live; resumed after Last-Event-ID with nothing missed or twice. */
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { fakeModel } from "elyra-assistant/testing";
 import { describe, expect, it, vi } from "vitest";
 import { readSse, setup } from "./fixture.ts";

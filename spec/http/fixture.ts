@@ -3,8 +3,9 @@
  * sockets. Users are named by an `x-test-user` header the app's
  * `authenticate` reads.
  */
-import { createApp, createHost, type LogEvent } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
 import { type AssistantHttpOptions, assistantHttp, ROUTE_METHODS } from "elyra-assistant/http";
+import type { LogEvent } from "elyra-assistant/log";
 import { type FakeModel, fakeModel, memoryStore } from "elyra-assistant/testing";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { vi } from "vitest";

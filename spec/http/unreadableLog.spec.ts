@@ -4,8 +4,9 @@
  * on, that window answers 500 where it needs its log, the host's `onError`
  * is told, the other windows keep working, and a later request reads again.
  */
-import { createApp, createHost, type EventStore } from "elyra-assistant";
+import { createApp, createHost } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { EventStore } from "elyra-assistant/log";
 import { fakeModel, memoryStore } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

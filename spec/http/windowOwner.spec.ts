@@ -6,8 +6,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHost, type EventStore, WindowOwnerMismatch } from "elyra-assistant";
+import { createHost, WindowOwnerMismatch } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { EventStore } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { fakeModel } from "elyra-assistant/testing";
 import { afterEach, describe, expect, it } from "vitest";

@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   havePostgres,

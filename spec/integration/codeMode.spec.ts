@@ -4,7 +4,8 @@
  * each call from code through the call path; the pauses are requests but not
  * model steps; the log and the panel show one script holding its calls.
  */
-import type { ContentBlock, EventOf, Message } from "elyra-assistant";
+import type { ContentBlock, Message } from "elyra-assistant";
+import type { EventOf } from "elyra-assistant/log";
 import { codeCalls, codeFinished, codeRuns, fakeModel, testApp } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
 import {

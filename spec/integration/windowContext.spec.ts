@@ -5,7 +5,8 @@
  * customers_update, links the step to /customers/42, and the open customer
  * query runs again with the new limit.
  */
-import { createApp, type EventOf, type LiveResult, SelectionRefused } from "elyra-assistant";
+import { createApp, type LiveResult, SelectionRefused } from "elyra-assistant";
+import type { EventOf } from "elyra-assistant/log";
 import { WINDOW_RULE } from "elyra-assistant/machines";
 import { fakeModel, testApp } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";

@@ -21,10 +21,9 @@ import {
   type AssistantWindow,
   createApp,
   createHost,
-  type EventOf,
-  type LogEvent,
   type TurnEnd,
 } from "elyra-assistant";
+import type { EventOf, LogEvent } from "elyra-assistant/log";
 import { afterEach, describe, expect, it } from "vitest";
 import { crmApp, DEMO_USER } from "../../examples/crm/app.ts";
 import { type CrmDb, openCrmDb } from "../../examples/crm/db.ts";

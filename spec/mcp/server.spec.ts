@@ -1,13 +1,7 @@
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Schema } from "effect";
-import {
-  type Activity,
-  type AgentCalled,
-  createApp,
-  createCallPath,
-  defineCommand,
-  toolOf,
-} from "elyra-assistant";
+import { createApp, createCallPath, defineCommand, toolOf } from "elyra-assistant";
+import type { Activity, AgentCalled } from "elyra-assistant/log";
 import { cannotConfirmText, mcpServer, notifyToolsChanged } from "elyra-assistant/mcp";
 import { describe, expect, it, vi } from "vitest";
 import { spyCommands, type TestUser } from "../fixtures/spyCommands.ts";

@@ -9,6 +9,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import pkg from "../../package.json" with { type: "json" };
 import { FIXTURES, figure, makeProject, npmInstall, REPO, spawned, TOOLS } from "./project.ts";
 
 const tarball = inject("tarball");
@@ -96,6 +97,11 @@ beforeAll(async () => {
   for (const file of ["app.ts", "entries.ts", "browser.ts", "mcp.ts", "react.ts"]) {
     cpSync(join(FIXTURES, "consumer", file), join(dir, file));
   }
+  // Every entry package.json exports, whatever the files above use: a new subpath is checked too.
+  const every = Object.keys(pkg.exports)
+    .filter((key) => key !== "./package.json")
+    .map((key, i) => `export * as e${i} from "elyra-assistant${key === "." ? "" : key.slice(1)}";`);
+  writeFileSync(join(dir, "every-entry.ts"), `${every.join("\n")}\n`);
 });
 
 describe.each(Object.keys(TYPESCRIPTS) as Array<keyof typeof TYPESCRIPTS>)(
@@ -109,7 +115,7 @@ describe.each(Object.keys(TYPESCRIPTS) as Array<keyof typeof TYPESCRIPTS>)(
           ...samples.map((_, i) => `readme-${i + 1}.ts`),
           "vitest.d.ts",
           "entries.ts",
-          ...(name === "bundler" ? ["browser.ts", "mcp.ts", "react.ts"] : []),
+          ...(name === "bundler" ? ["browser.ts", "mcp.ts", "react.ts", "every-entry.ts"] : []),
         ];
         const config = `tsconfig.${name}.json`;
         writeFileSync(

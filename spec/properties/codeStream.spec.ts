@@ -9,8 +9,8 @@
  * and the log folds to the same script without the streamed events (an older
  * log, or a model that streams no code).
  */
-import type { LogEvent, UnstampedEvent } from "elyra-assistant";
-import { panelItems } from "elyra-assistant";
+import type { LogEvent, UnstampedEvent } from "elyra-assistant/log";
+import { panelItems } from "elyra-assistant/log";
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -18,14 +18,12 @@ import {
   type AnswerResult,
   type CallOutcome,
   type ConfirmationSettled,
-  canonicalJson,
   confirmationBroker,
   createApp,
   createCallPath,
   defineCommand,
-  type LogEvent,
-  panelItems,
 } from "elyra-assistant";
+import { canonicalJson, type LogEvent, panelItems } from "elyra-assistant/log";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { runs, timeoutFor } from "./runs.ts";

@@ -9,12 +9,11 @@
 import {
   type CallOutcome,
   type Confirmer,
-  canonicalJson,
   confirmationBroker,
   createApp,
   createCallPath,
-  digestOf,
 } from "elyra-assistant";
+import { canonicalJson, digestOf } from "elyra-assistant/log";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { spyCommands } from "../fixtures/spyCommands.ts";

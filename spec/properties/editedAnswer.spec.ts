@@ -7,7 +7,7 @@
  * - the asked arguments with the changes applied are the approved ones;
  * - `fold` and `apply`, event by event, agree.
  */
-import { canonicalJson, type LogEvent, panelItems } from "elyra-assistant";
+import { canonicalJson, type LogEvent, panelItems } from "elyra-assistant/log";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runs } from "./runs.ts";

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Arbitrary, Schema } from "effect";
-import { memoryStore } from "elyra-assistant";
+import { memoryStore } from "elyra-assistant/log";
 import { type PostgresStore, postgresStore } from "elyra-assistant/postgres";
 import { type SqliteStore, sqliteStore } from "elyra-assistant/sqlite";
 import fc from "fast-check";

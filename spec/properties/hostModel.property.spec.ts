@@ -52,14 +52,13 @@ import {
   createApp,
   createHost,
   defineCommand,
-  type EventStore,
   type Host,
-  type LogEvent,
   type Model,
   ModelError,
   type ModelRequest,
 } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import type { EventStore, LogEvent } from "elyra-assistant/log";
 import {
   countingIds,
   type FaultyStore,

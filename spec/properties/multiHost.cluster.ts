@@ -8,15 +8,8 @@
  * each run of `customers_delete`, on one tick counter, so that the spec can
  * say what had been stored before a command ran.
  */
-import {
-  createApp,
-  createHost,
-  type EventStore,
-  type Host,
-  type LogEvent,
-  type Model,
-  type StoreChange,
-} from "elyra-assistant";
+import { createApp, createHost, type Host, type Model } from "elyra-assistant";
+import type { EventStore, LogEvent, StoreChange } from "elyra-assistant/log";
 import {
   type PostgresStore,
   type PostgresStoreOptions,

@@ -50,7 +50,7 @@
  * It runs in `npm test` (200 runs; `ELYRA_PROPERTY_SCALE` for more): 600 runs
  * and then 1 000 more passed after the last of these fixes.
  */
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import fc from "fast-check";
 import pg from "pg";
 import type { Subscription } from "rxjs";

@@ -4,7 +4,7 @@
  * model always alternates user and assistant, whatever the log holds.
  */
 import { Arbitrary } from "effect";
-import { history, LogEvent, panelItems, status, usage } from "elyra-assistant";
+import { history, LogEvent, panelItems, status, usage } from "elyra-assistant/log";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runs, timeoutFor } from "./runs.ts";

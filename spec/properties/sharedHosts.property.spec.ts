@@ -23,7 +23,8 @@
  */
 
 import { createHash } from "node:crypto";
-import { type AnswerResult, createApp, createHost, type LogEvent } from "elyra-assistant";
+import { type AnswerResult, createApp, createHost } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { countingIds, memoryStore, simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
 import type { Subscription } from "rxjs";

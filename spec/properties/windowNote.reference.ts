@@ -7,7 +7,7 @@
  * JSON.stringify and measured by its UTF-8 bytes like every other part.
  * Not a spec: the properties in windowNoteSame.spec.ts import it.
  */
-import type { NoteInput, NoteQuery, NoteSelection } from "elyra-assistant";
+import type { NoteInput, NoteQuery, NoteSelection } from "elyra-assistant/machines";
 
 const B = {
   bytes: 2048,

@@ -8,14 +8,8 @@
  * every id selected on the route (issue 19, item 6).
  */
 import { Schema } from "effect";
-import {
-  createApp,
-  createCallPath,
-  defineCommand,
-  type NoteQuery,
-  type NoteSelection,
-  windowNote,
-} from "elyra-assistant";
+import { createApp, createCallPath, defineCommand } from "elyra-assistant";
+import { type NoteQuery, type NoteSelection, windowNote } from "elyra-assistant/machines";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { selectionChanged } from "../../src/runtime/log/selection.ts";

@@ -6,7 +6,12 @@
  * note windowNote.reference.ts (the implementation it replaced) builds, and
  * the hand-written JSON and byte counts agree with JSON.stringify and UTF-8.
  */
-import { type NoteInput, type NoteQuery, type NoteSelection, windowNote } from "elyra-assistant";
+import {
+  type NoteInput,
+  type NoteQuery,
+  type NoteSelection,
+  windowNote,
+} from "elyra-assistant/machines";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

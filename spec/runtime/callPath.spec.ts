@@ -1,7 +1,5 @@
 import { Schema } from "effect";
 import {
-  type Activity,
-  type AgentCalled,
   type AnyCommand,
   type CallContext,
   type Confirmer,
@@ -12,6 +10,7 @@ import {
   type RateDecision,
   ran,
 } from "elyra-assistant";
+import type { Activity, AgentCalled } from "elyra-assistant/log";
 import {
   answeringConfirmer,
   countingIds,

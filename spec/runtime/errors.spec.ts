@@ -1,5 +1,5 @@
 /** The library's own errors for misuse and broken invariants: tagged, with a message that says what is wrong. */
-import { StoreContractBroken } from "elyra-assistant";
+import { StoreContractBroken } from "elyra-assistant/log";
 import { describe, expect, it } from "vitest";
 import { InvariantBroken } from "../../src/runtime/errors.ts";
 

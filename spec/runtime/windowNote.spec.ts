@@ -1,4 +1,9 @@
-import { type NoteInput, type NoteQuery, type NoteSelection, windowNote } from "elyra-assistant";
+import {
+  type NoteInput,
+  type NoteQuery,
+  type NoteSelection,
+  windowNote,
+} from "elyra-assistant/machines";
 import { describe, expect, it } from "vitest";
 import { selectionChanged } from "../../src/runtime/log/selection.ts";
 

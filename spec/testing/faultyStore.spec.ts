@@ -3,7 +3,7 @@
  * failed append writes nothing; heal() stops the faults; what the plan leaves
  * alone is the inner store's.
  */
-import { AppendConflict, type NewEvent } from "elyra-assistant";
+import { AppendConflict, type NewEvent } from "elyra-assistant/log";
 import {
   faultRates,
   faultyStore,

@@ -3,7 +3,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { assistantClient, ConnectionError, HostError } from "elyra-assistant/ui";
 import { describe, expect, it } from "vitest";
 import * as contract from "../../src/adapters/http/contract.ts";

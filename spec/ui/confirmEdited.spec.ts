@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Schema } from "effect";
-import { createApp, createHost, defineCommand, type LogEvent, panelItems } from "elyra-assistant";
+import { createApp, createHost, defineCommand } from "elyra-assistant";
 import { assistantHttp } from "elyra-assistant/http";
+import { type LogEvent, panelItems } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
 import { fakeModel } from "elyra-assistant/testing";
 import {

@@ -1,5 +1,5 @@
 /** Events, a fake client and a fake host (a `fetch` that serves the routes and the event stream) for the UI specs. */
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import {
   type AssistantClient,
   type ConfirmEcho,

@@ -4,7 +4,7 @@
  * U2: no link a step carries leads off the app: only `#/…` single-slash app
  * paths become an href, and never on a step that failed.
  */
-import type { LogEvent } from "elyra-assistant";
+import type { LogEvent } from "elyra-assistant/log";
 import { type AssistantPanel, createAssistantStore, stepHref } from "elyra-assistant/ui";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /** The store folds the log like the host does, keeps snapshots stable between changes, and resumes without repeats. */
-import { panelItems } from "elyra-assistant";
+import { panelItems } from "elyra-assistant/log";
 import {
   assistant,
   assistantClient,

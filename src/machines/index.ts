@@ -1,9 +1,9 @@
 /**
  * elyra-assistant/machines: the XState machines the host runs (its
  * supervisor, the conversation, a confirmation, a code pause, the stream
- * coalescer), for the
- * visualizer, an inspector, or tests of your own, and the sentences a turn
- * ends with (for tests that assert them). Their types are XState's, so this
+ * coalescer), for the visualizer, an inspector, or tests of your own, and
+ * what the model is told: the system prompt, the window note, and the
+ * sentences a turn ends with (for tests that assert them). Their types are XState's, so this
  * entry is the one whose declarations import `xstate`.
  *
  * @example
@@ -31,7 +31,14 @@ export {
   stepsSpent,
   tooManyCodeCalls,
 } from "../runtime/prompt/limits.ts";
-export { WINDOW_RULE } from "../runtime/prompt/systemPrompt.ts";
+export { systemPrompt, WINDOW_RULE } from "../runtime/prompt/systemPrompt.ts";
+export type {
+  NoteInput,
+  NoteQuery,
+  NoteSelection,
+  QueryOrigin,
+} from "../runtime/prompt/windowNote.ts";
+export { NOTE_BOUNDS, windowNote } from "../runtime/prompt/windowNote.ts";
 export type { CoalescerEmitted, CoalescerEvent } from "./coalescerMachine.ts";
 export { COALESCE_MS, coalescerMachine } from "./coalescerMachine.ts";
 export type { CodeRunContext, CodeRunInput, CodeRunOutput } from "./codeRunMachine.ts";

@@ -1,4 +1,5 @@
-import type { EventStore, Host } from "elyra-assistant";
+import type { Host } from "elyra-assistant";
+import type { EventStore } from "elyra-assistant/log";
 import type { Member } from "./app.ts";
 
 /**

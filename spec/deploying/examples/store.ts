@@ -1,4 +1,4 @@
-import type { EventStore } from "elyra-assistant";
+import type { EventStore } from "elyra-assistant/log";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
