@@ -14,7 +14,23 @@ import type { LiveResult } from "../runtime/prompt/liveResult.ts";
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };
 
-/** A prompt that cannot start: a turn already runs, the app has no assistant, the window failed or closed. */
+/**
+ * A prompt that cannot start: a turn already runs, the app has no assistant,
+ * the window failed or closed. `prompt` rejects with it and nothing is
+ * logged; `reason` says which. The HTTP host answers 409 (404 for
+ * `noAssistant`).
+ *
+ * @example
+ * ```ts
+ * const w = host.window("tab-1", { user });
+ * try {
+ *   await w.prompt({ text: "Which invoices are overdue?", route: "/invoices" });
+ * } catch (error) {
+ *   if (error instanceof PromptRefused && error.reason === "turnInProgress") showBusy();
+ *   else throw error;
+ * }
+ * ```
+ */
 export class PromptRefused extends Data.TaggedError("PromptRefused")<{
   readonly reason: "turnInProgress" | "noAssistant" | "windowFailed" | "closed";
   readonly message: string;
@@ -26,7 +42,18 @@ export const promptRefused = (reason: PromptRefused["reason"], message: string):
 
 /**
  * A window asked for by a user who does not own it: thrown by `host.window`,
- * and by a window opened again whose log names another owner.
+ * and by a window opened again whose log names another owner. The HTTP host
+ * answers 403.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   host.window(clientId, { user });
+ * } catch (error) {
+ *   if (error instanceof WindowOwnerMismatch) reply(403, "this window belongs to another user");
+ *   else throw error;
+ * }
+ * ```
  */
 export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")<{
   readonly clientId: string;
@@ -72,7 +99,18 @@ export interface Following {
   readonly eventId: (event: LogEvent) => string;
 }
 
-/** A selection that cannot be made: a kind with no name, or ids that are not strings or numbers. */
+/**
+ * A selection that cannot be made: a kind with no name, or ids that are not
+ * strings or numbers. `select` rejects with it and nothing is recorded; the
+ * HTTP host answers 400.
+ *
+ * @example
+ * ```ts
+ * const w = host.window("tab-1", { user });
+ * await w.select("invoice", [7, 9]); // the next prompt's note names them
+ * await w.select("", [7]).catch((error) => error instanceof SelectionRefused); // true
+ * ```
+ */
 export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
   readonly detail: string;
 }> {

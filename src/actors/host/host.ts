@@ -35,6 +35,12 @@ import { type Bindings, hostSupervisor } from "../turn/machines.ts";
 import type { OpenWindow, WindowDeps } from "../window/deps.ts";
 import { type AssistantWindow, openWindow } from "../window/window.ts";
 
+/**
+ * What `createHost` takes: the model, and what would otherwise have its
+ * default (the store, the clock and ids, the rate limits, the bounds on
+ * windows, streams and turns). Only `model` is required; a bound that is not
+ * a positive whole number is refused with {@link HostConfigError}.
+ */
 export interface HostOptions {
   readonly model: Model;
   /**
@@ -95,7 +101,20 @@ export interface HostOptions {
   readonly hostId?: string;
 }
 
-/** A host option that cannot be used: thrown by `createHost`. */
+/**
+ * A host option that cannot be used: thrown by `createHost`, naming the
+ * option and why.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createHost(app, { model, maxWindows: 0 });
+ * } catch (error) {
+ *   if (error instanceof HostConfigError) console.error(error.message);
+ *   // "createHost: maxWindows must be a positive whole number, not 0"
+ * }
+ * ```
+ */
 export class HostConfigError extends Data.TaggedError("HostConfigError")<{
   readonly option: string;
   readonly reason: string;
@@ -105,9 +124,27 @@ export class HostConfigError extends Data.TaggedError("HostConfigError")<{
   }
 }
 
-/** Windows idle this long are closed: 30 minutes. */
+/**
+ * Windows idle this long are closed, unless `idleWindowMs` is given: 30
+ * minutes. A durable store keeps the log of a closed window, and it opens
+ * again when asked for.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, { model, idleWindowMs: IDLE_WINDOW_MS / 2 }); // 15 minutes
+ * ```
+ */
 export const IDLE_WINDOW_MS = 30 * 60_000;
-/** Windows kept in memory at most. */
+/**
+ * Windows kept in memory at most, unless `maxWindows` is given: 10 000. Past
+ * it, idle windows are closed first; when none is idle, a new one is refused
+ * with {@link HostFull}.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, { model, maxWindows: MAX_WINDOWS / 10 }); // a small instance: 1 000
+ * ```
+ */
 export const MAX_WINDOWS = 10_000;
 /** A window whose conversation crashes more than this many times within {@link RESTART_WINDOW_MS} is given up. */
 export const MAX_RESTARTS = 3;
@@ -134,6 +171,11 @@ export {
   StreamsRefused,
 } from "../shared/limits.ts";
 
+/**
+ * A running host, as `createHost` returns it: the windows it keeps open (one
+ * conversation each, owned by one user), the call path they all share, and
+ * the live queries of their screens. `close` it when the process stops.
+ */
 export interface Host {
   /** The app the host runs. */
   readonly app: App;
@@ -165,6 +207,9 @@ const defaultUserName = (user: User): string | undefined => {
  *
  * @example
  * ```ts
+ * import { anthropic } from "elyra-assistant/anthropic";
+ * import { sqliteStore } from "elyra-assistant/sqlite";
+ *
  * const host = createHost(app, { model: anthropic(), store: sqliteStore("assistant.db") });
  * const w = host.window("client-1", { user });
  * w.events$().subscribe(render);

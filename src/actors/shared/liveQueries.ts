@@ -28,7 +28,23 @@ import type { NoteQuery, QueryOrigin } from "../../runtime/prompt/windowNote.ts"
 
 export type { LiveResult };
 
-/** A live query that cannot be opened. */
+/**
+ * A live query that cannot be opened: the observable errors with it before
+ * any result. `reason` says why: no such command, not a `live` one, outside
+ * the grant or the user's abilities, arguments that do not decode, more than
+ * {@link MAX_LIVE_QUERIES} open, or the window closed.
+ *
+ * @example
+ * ```ts
+ * const w = host.window("tab-1", { user });
+ * w.live("invoices_index", { overdue: true }).subscribe({
+ *   next: (result) => showInvoices(result),
+ *   error: (error) => {
+ *     if (error instanceof LiveQueryRefused) showNotice(error.detail); // e.g. reason "noAbility"
+ *   },
+ * });
+ * ```
+ */
 export class LiveQueryRefused extends Data.TaggedError("LiveQueryRefused")<{
   readonly reason:
     | "unknownCommand"
@@ -45,7 +61,17 @@ export class LiveQueryRefused extends Data.TaggedError("LiveQueryRefused")<{
   }
 }
 
-/** Live queries one window may keep open at once. */
+/**
+ * Live queries one window may keep open at once: 64. One more is refused
+ * with {@link LiveQueryRefused} (reason `tooMany`); unsubscribing makes room.
+ *
+ * @example
+ * ```ts
+ * const w = host.window("tab-1", { user });
+ * // A dashboard opens one query per panel, up to the cap.
+ * const feeds = panels.slice(0, MAX_LIVE_QUERIES).map((panel) => w.live(panel.command, panel.args));
+ * ```
+ */
 export const MAX_LIVE_QUERIES = 64;
 
 /** Who opens a query: the window, the signed-in user, and from where. */
@@ -59,6 +85,12 @@ export interface LiveClient {
   readonly currentUser?: () => User;
 }
 
+/**
+ * The live queries of every window of a host (`host.live`): what each
+ * window's screen keeps open, re-run after each write through the call path
+ * that changes its resource. Tell it with `invalidate` when the app writes
+ * outside the call path, so open screens show the change.
+ */
 export interface LiveRegistry {
   /**
    * Opens a live query: the command's result now, then again after each write

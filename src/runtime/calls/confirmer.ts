@@ -71,5 +71,18 @@ export interface Confirmer {
   readonly ask: (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmReply>;
 }
 
-/** How long a confirmation waits for its answer: 5 minutes. */
+/**
+ * How long a confirmation waits for its answer: 5 minutes, unless the call
+ * path is given `confirmTimeoutMs`. Past it the call ends `NotConfirmed`
+ * (`timedOut`) and a late answer is refused.
+ *
+ * @example
+ * ```ts
+ * // A dialog that shows how long it stays open.
+ * const confirmer: Confirmer = {
+ *   ask: (request, signal) =>
+ *     dialog.open(request, { closesAt: Date.now() + CONFIRM_TIMEOUT_MS, signal }),
+ * };
+ * ```
+ */
 export const CONFIRM_TIMEOUT_MS = 5 * 60 * 1000;

@@ -66,7 +66,20 @@ export type AuditOutcome =
   | "notConfirmed"
   | "stopped";
 
-/** Whether the command ran (succeeded or failed while running). */
+/**
+ * Whether the command ran (succeeded or failed while running). Every other
+ * outcome is a refusal: nothing was changed.
+ *
+ * @example
+ * ```ts
+ * const path = createCallPath(app);
+ * const outcome = await path.call(
+ *   { tool: "customers_destroy", input: { id: 5 } },
+ *   { user, origin: { kind: "assistant" }, scope: "window-1" },
+ * );
+ * if (!ran(outcome)) console.log("refused:", formatOutcome(outcome).text);
+ * ```
+ */
 export const ran = (outcome: CallOutcome): boolean =>
   outcome._tag === "Succeeded" || outcome._tag === "Failed";
 

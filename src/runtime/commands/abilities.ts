@@ -8,10 +8,31 @@ const SEGMENT = "[A-Za-z0-9_-]+";
 const ABILITY = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
 const PATTERN = new RegExp(`^(\\*|${SEGMENT}(\\.${SEGMENT})*(\\.\\*)?)$`);
 
-/** True when `ability` is a well-formed ability name such as `invoices.view`. */
+/**
+ * True when `ability` is a well-formed ability name such as `invoices.view`:
+ * dot-separated names of letters, digits, `_` and `-`, no wildcard. A
+ * command's `can` must be one.
+ *
+ * @example
+ * ```ts
+ * isAbility("invoices.view"); // true
+ * isAbility("invoices.*"); // false: a pattern, for grants and users
+ * isAbility("invoices..view"); // false
+ * ```
+ */
 export const isAbility = (ability: string): boolean => ABILITY.test(ability);
 
-/** True when `pattern` is an exact ability, `resource.*` or `*`. */
+/**
+ * True when `pattern` is an exact ability, `resource.*` or `*`: what a
+ * grant's `allow` and `confirm` and a user's abilities may list.
+ *
+ * @example
+ * ```ts
+ * isAbilityPattern("invoices.*"); // true
+ * isAbilityPattern("*"); // true
+ * isAbilityPattern("invoices*"); // false
+ * ```
+ */
 export const isAbilityPattern = (pattern: string): boolean => PATTERN.test(pattern);
 
 /**
@@ -40,6 +61,13 @@ export const coveredByAny = (patterns: Iterable<string>, ability: string): boole
  * → `customers`, `billing.invoices.void` → `billing.invoices`); a one-name
  * ability is its own resource. A write re-runs the live queries of its
  * resource (see `invalidates` on a command).
+ *
+ * @example
+ * ```ts
+ * resourceOf("customers.update"); // "customers"
+ * resourceOf("billing.invoices.void"); // "billing.invoices"
+ * resourceOf("reports"); // "reports"
+ * ```
  */
 export const resourceOf = (ability: string): string => {
   const dot = ability.lastIndexOf(".");
