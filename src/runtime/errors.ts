@@ -1,6 +1,27 @@
 import { Data } from "effect";
 
-/** A command declaration that cannot be used: thrown by `defineCommand` and `createApp`. */
+/**
+ * A command declaration that cannot be used: thrown by `defineCommand` and
+ * `createApp`, naming the command and what is wrong, so a mistake shows when
+ * the app starts rather than when the model calls the tool.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * try {
+ *   defineCommand({
+ *     name: "show customer",
+ *     description: "Show one customer by id.",
+ *     args: { id: Schema.Number },
+ *     run: ({ id }) => ({ id }),
+ *   });
+ * } catch (error) {
+ *   if (error instanceof CommandDefinitionError) console.error(error.reason);
+ *   // "the name must be 1 to 64 letters, digits, _ or - (a tool name)"
+ * }
+ * ```
+ */
 export class CommandDefinitionError extends Data.TaggedError("CommandDefinitionError")<{
   readonly command: string;
   readonly reason: string;
@@ -10,7 +31,20 @@ export class CommandDefinitionError extends Data.TaggedError("CommandDefinitionE
   }
 }
 
-/** An app configuration that cannot be used: thrown by `createApp`. */
+/**
+ * An app configuration that cannot be used: thrown by `createApp`, its
+ * `reason` naming each field that is wrong.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createApp({ commands, userAbilities, assistant: { allow: ["invoices.**"] } });
+ * } catch (error) {
+ *   if (error instanceof AppConfigError) console.error(error.message);
+ *   // 'createApp: assistant.allow[0]: must be an ability, "resource.*" or "*"'
+ * }
+ * ```
+ */
 export class AppConfigError extends Data.TaggedError("AppConfigError")<{
   readonly reason: string;
 }> {
@@ -23,6 +57,12 @@ export class AppConfigError extends Data.TaggedError("AppConfigError")<{
  * A store the app passed in that broke its port's contract (an `EventStore`
  * whose `append` resolved without the events it wrote): thrown where the
  * library finds out.
+ *
+ * @example
+ * ```ts
+ * const explain = (error: unknown) =>
+ *   error instanceof StoreContractBroken ? `fix the ${error.port}: ${error.reason}` : String(error);
+ * ```
  */
 export class StoreContractBroken extends Data.TaggedError("StoreContractBroken")<{
   /** The port, e.g. `EventStore`. */

@@ -23,7 +23,23 @@ const grantFields = {
   rateLimit: Schema.optional(RateLimitSchema),
 };
 
-/** The grant a surface (the assistant or MCP) has: which abilities, which are asked first, its limit. */
+/**
+ * The grant a surface (the assistant or MCP) has: which abilities, which are
+ * asked first, its limit. The schema `createApp` checks `mcp` (and the
+ * grant part of `assistant`) with; decode with it to check a grant kept in
+ * configuration before the app starts.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const mcp = Schema.decodeUnknownSync(GrantConfig)({
+ *   allow: ["customers.view"],
+ *   rateLimit: { calls: 30, perSeconds: 60 },
+ * });
+ * mcp.confirm; // []: nothing is asked first unless listed
+ * ```
+ */
 export const GrantConfig = Schema.Struct(grantFields);
 
 /** The model steps a turn may take unless `maxSteps` is given. */
@@ -31,7 +47,21 @@ export const DEFAULT_MAX_STEPS = 8;
 /** The tokens a conversation may use unless `maxTokensPerConversation` is given. */
 export const DEFAULT_TOKEN_BUDGET = 200_000;
 
-/** The assistant's grant and settings; every setting has its documented default. */
+/**
+ * The assistant's grant and settings; every setting has its documented
+ * default. The schema `createApp` checks `assistant` with: decoding fills in
+ * the defaults, and refuses a field that is not one of its own.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const assistant = Schema.decodeUnknownSync(AssistantConfig)({ allow: ["invoices.*"] });
+ * assistant.maxSteps; // 8
+ * assistant.maxTokensPerConversation; // 200000
+ * assistant.codeMode; // false
+ * ```
+ */
 export const AssistantConfig = Schema.Struct({
   ...grantFields,
   instructions: Schema.optionalWith(Schema.String, { default: () => "" }),

@@ -15,7 +15,25 @@ export interface Tool {
 
 const tools = new WeakMap<AnyCommand, Tool>();
 
-/** The tool a command becomes. */
+/**
+ * The tool a command becomes: its name, description and the JSON Schemas of
+ * its arguments and result, as a model or an MCP client is shown it.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const customersShow = defineCommand({
+ *   name: "customers_show",
+ *   description: "Show one customer by id.",
+ *   can: "customers.view",
+ *   args: { id: Schema.Number },
+ *   run: ({ id }) => ({ id, name: "Ada" }),
+ * });
+ * toolOf(customersShow).inputSchema;
+ * // { type: "object", required: ["id"], properties: { id: { type: "number" } }, additionalProperties: false }
+ * ```
+ */
 export const toolOf = (command: AnyCommand): Tool => {
   let tool = tools.get(command);
   if (tool === undefined) {
@@ -32,7 +50,18 @@ export const toolOf = (command: AnyCommand): Tool => {
 
 const byName = (a: Tool, b: Tool): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Every tool of a grant, sorted by name: each granted command that has an ability. */
+/**
+ * Every tool of a grant, sorted by name: each granted command that has an
+ * ability. What the surface may ever offer, before any user's abilities
+ * (`offered` narrows it to one user's).
+ *
+ * @example
+ * ```ts
+ * const app = createApp({ commands, userAbilities, mcp: { allow: ["customers.view"] } });
+ * if (app.mcp !== undefined) console.log(catalog(app.mcp).map((tool) => tool.name));
+ * // ["customers_index", "customers_show"]
+ * ```
+ */
 export const catalog = (grant: Grant): ReadonlyArray<Tool> =>
   [...grant.tools.values()].map(toolOf).sort(byName);
 

@@ -38,7 +38,28 @@ export interface ConfirmationSpec<A> {
   readonly editable: ReadonlyArray<EditableField>;
 }
 
-/** How long a `confirmLabel` may take before the default is shown: 2 s. */
+/**
+ * How long a `confirmLabel` may take before the default is shown: 2 s. Its
+ * `signal` aborts then; pass it on to what the label waits for.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const customersDestroy = defineCommand({
+ *   name: "customers_destroy",
+ *   description: "Delete one customer and their invoices.",
+ *   can: "customers.destroy",
+ *   args: { id: Schema.Number },
+ *   // Not back within CONFIRM_LABEL_TIMEOUT_MS: the dialog shows its default question.
+ *   confirmLabel: async ({ id }, { signal }) => {
+ *     const customer = await db.customers.find(id, { signal });
+ *     return `Delete ${customer.name} and their invoices?`;
+ *   },
+ *   run: ({ id }) => db.customers.destroy(id),
+ * });
+ * ```
+ */
 export const CONFIRM_LABEL_TIMEOUT_MS = 2_000;
 /** The longest label shown; a longer one is cut with `…`. */
 export const MAX_CONFIRM_LABEL = 300;

@@ -9,7 +9,17 @@ export interface Clock {
   clearTimeout(handle: any): void;
 }
 
-/** The wall clock and the platform's timers. */
+/**
+ * The wall clock and the platform's timers: the default of every `clock`
+ * option. Tests pass XState's `SimulatedClock` instead, to move time by hand.
+ *
+ * @example
+ * ```ts
+ * const host = createHost(app, { model, clock: systemClock }); // as when no clock is given
+ * const timer = systemClock.setTimeout(() => console.log("a second later"), 1_000);
+ * systemClock.clearTimeout(timer);
+ * ```
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),

@@ -12,7 +12,14 @@ const POOL_BYTES = 4096;
  * Random ids from WebCrypto: 16 bytes (128 bits) as 22 base64url characters,
  * so a confirmation id cannot be guessed. Bytes are drawn 4 KB at a time: one
  * `getRandomValues` call per 256 ids, since that call, not the encoding, is
- * what an id costs.
+ * what an id costs. The default of the host's `ids` and `confirmIds`.
+ *
+ * @example
+ * ```ts
+ * const ids = randomIds();
+ * ids.next(); // e.g. "htJhawUT0X59l6nxWaLHyA"
+ * const host = createHost(app, { model, confirmIds: ids });
+ * ```
  */
 export const randomIds = (): Ids => {
   const pool = new Uint8Array(POOL_BYTES);

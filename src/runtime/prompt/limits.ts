@@ -16,10 +16,32 @@ export const stepsSpent = (maxSteps: number): string =>
 /** What the user sees when the model refuses without saying why. */
 export const REFUSED = "Claude declined to answer this.";
 
-/** Calls from code one prompt may make. */
+/**
+ * Calls from code one prompt may make in code mode: 500. Past it the turn
+ * fails, saying the task was too big; a command that does the many at once
+ * (one call for all the reminders) keeps a large task under it.
+ *
+ * @example
+ * ```ts
+ * // One call per invoice: more than the cap is asked for in parts.
+ * const parts = Math.ceil(overdue.length / MAX_CODE_CALLS);
+ * for (let part = 1; part <= parts; part++)
+ *   await w.prompt(`Send a reminder for part ${part} of ${parts} of the overdue invoices.`);
+ * ```
+ */
 export const MAX_CODE_CALLS = 500;
 
-/** How long pending calls may take before they are answered with an error: 3 min 30 s. */
+/**
+ * How long pending calls from code may take before they are answered with
+ * an error: 3 min 30 s, under the API's ~4-minute limit on a pending call,
+ * unless the host is given `codeCallDeadlineMs`.
+ *
+ * @example
+ * ```ts
+ * // Behind a gateway that drops a request after 3 minutes.
+ * const host = createHost(app, { model, codeCallDeadlineMs: CODE_CALL_DEADLINE_MS - 60_000 });
+ * ```
+ */
 export const CODE_CALL_DEADLINE_MS = 210_000;
 
 /** The sentence a turn fails with past the cap. */
