@@ -11,6 +11,12 @@ import { EditableField } from "../commands/fields.ts";
 /**
  * The version of the event protocol a window speaks. It grows by adding: a
  * newer host may send types, or optional fields, that an older window ignores.
+ *
+ * @example
+ * ```ts
+ * // A client that stores logs locally keeps the version they were written in.
+ * localStorage.setItem("assistant-log", JSON.stringify({ version: PROTOCOL_VERSION, events }));
+ * ```
  */
 export const PROTOCOL_VERSION = 1;
 
@@ -24,7 +30,17 @@ const Caller = Schema.Union(
   Schema.Struct({ type: Schema.Literal("code"), toolId: Schema.String }),
 );
 
-/** Token counts of one model step. */
+/**
+ * Token counts of one model step, as its `StepFinished` records them; cache
+ * reads and writes only when the model's API tells them.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const used = Schema.decodeUnknownSync(Usage)({ inputTokens: 1200, outputTokens: 85 });
+ * ```
+ */
 export const Usage = Schema.Struct({
   inputTokens: Int,
   outputTokens: Int,
@@ -40,6 +56,17 @@ export const tokensOf = (usage: Usage): number =>
   (usage.cacheReadTokens ?? 0) +
   (usage.cacheWriteTokens ?? 0);
 
+/**
+ * A turn began: the user's `text`, the `route` they were on (or null) and the
+ * window note sent with it. Every later event of the turn carries its `turn`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const asked = log.filter(Schema.is(TurnStarted)).map((e) => e.text); // what the user asked, turn by turn
+ * ```
+ */
 export const TurnStarted = Schema.TaggedStruct("TurnStarted", {
   ...base,
   text: Schema.String,
@@ -47,24 +74,79 @@ export const TurnStarted = Schema.TaggedStruct("TurnStarted", {
   /** The window note sent with the text (`<window>…</window>`), or null. */
   note: Schema.NullOr(Schema.String),
 });
+/**
+ * The model began step `step` of the turn: one request to it, answered by
+ * text, tool calls or both. A turn that calls tools has several steps.
+ *
+ * @example
+ * ```ts
+ * const steps = events.filter((e: LogEvent) => e._tag === "StepStarted" && e.turn === 3).length;
+ * ```
+ */
 export const StepStarted = Schema.TaggedStruct("StepStarted", { ...base, step: Int });
+/**
+ * More of the text the model writes in step `step`, as it streams (gathered,
+ * not token by token). The whole answer is in the turn's `Answered`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * if (Schema.is(TextDelta)(e)) answerElement.textContent += e.text;
+ * ```
+ */
 export const TextDelta = Schema.TaggedStruct("TextDelta", {
   ...base,
   step: Int,
   text: Schema.String,
 });
+/**
+ * A model step ended: why it stopped (`end_turn`, `tool_use`, `max_tokens`, …)
+ * and the tokens it used. The `usage` fold adds these up.
+ *
+ * @example
+ * ```ts
+ * const step = StepFinished.make({
+ *   seq: 9, at: Date.now(), turn: 2, step: 1, stopReason: "end_turn",
+ *   usage: { inputTokens: 1200, outputTokens: 85 },
+ * });
+ * ```
+ */
 export const StepFinished = Schema.TaggedStruct("StepFinished", {
   ...base,
   step: Int,
   stopReason: Schema.String,
   usage: Usage,
 });
+/**
+ * A command began to run as the tool `tool`, called by the model directly or
+ * by its code (`caller.type === "code"`). Its `ToolFinished` has the same `callId`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const running = events.filter(Schema.is(ToolStarted)).map((e) => e.tool); // e.g. ["invoices_index"]
+ * ```
+ */
 export const ToolStarted = Schema.TaggedStruct("ToolStarted", {
   ...base,
   callId: Schema.String,
   tool: Schema.String,
   caller: Caller,
 });
+/**
+ * The call `callId` ended: whether it succeeded, how (`outcome`), and the
+ * link to what it made or changed, when the command gave one. No result: the
+ * log keeps no data of the app's.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const refused = events.filter(Schema.is(ToolFinished)).filter((e) => e.outcome === "denied");
+ * ```
+ */
 export const ToolFinished = Schema.TaggedStruct("ToolFinished", {
   ...base,
   callId: Schema.String,
@@ -73,6 +155,19 @@ export const ToolFinished = Schema.TaggedStruct("ToolFinished", {
   outcome: Schema.String,
   link: Schema.optional(Schema.String),
 });
+/**
+ * A call waits for the user to confirm it: what the dialog shows (the
+ * command's title, summary and label, the arguments asked, those the user
+ * may change) and the `confirmId` its answer is sent back with.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const ask = Schema.decodeUnknownSync(ConfirmRequested)(json);
+ * showDialog(ask.title ?? ask.tool, ask.args, ask.destructive === true);
+ * ```
+ */
 export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
   ...base,
   confirmId: Schema.String,
@@ -97,6 +192,17 @@ export const ConfirmRequested = Schema.TaggedStruct("ConfirmRequested", {
    */
   editable: Schema.optional(Schema.Array(EditableField)),
 });
+/**
+ * The answer to the confirmation `confirmId`: accepted (perhaps with
+ * arguments the user changed), declined, or not given in time.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const declined = Schema.is(ConfirmAnswered)(e) && e.answer === "declined";
+ * ```
+ */
 export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
   ...base,
   confirmId: Schema.String,
@@ -111,7 +217,16 @@ export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
    */
   args: Schema.optional(Schema.Unknown),
 });
-/** Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id. */
+/**
+ * Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * if (Schema.is(ScriptStarted)(e)) codeElement.textContent = e.code;
+ * ```
+ */
 export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {
   ...base,
   toolId: Schema.String,
@@ -121,26 +236,82 @@ export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {
  * Code mode, streamed: Claude began writing the code of code execution
  * `toolId` (its block started). Its code follows in `ScriptCodeDelta`s, then
  * whole in `ScriptStarted` once the step ends.
+ *
+ * @example
+ * ```ts
+ * const writing = ScriptWriting.make({ seq: 12, at: Date.now(), turn: 4, toolId: "srvtoolu_01" });
+ * ```
  */
 export const ScriptWriting = Schema.TaggedStruct("ScriptWriting", {
   ...base,
   toolId: Schema.String,
 });
-/** More of the code of `toolId` as it is written, gathered like text (at most one per 50 ms). For display only. */
+/**
+ * More of the code of `toolId` as it is written, gathered like text (at most one per 50 ms). For display only.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const code = events.filter(Schema.is(ScriptCodeDelta)).map((e) => e.code).join("");
+ * ```
+ */
 export const ScriptCodeDelta = Schema.TaggedStruct("ScriptCodeDelta", {
   ...base,
   toolId: Schema.String,
   code: Schema.String,
 });
-/** The code ended: what it printed (stdout, stderr, a failing exit code) and how many calls it made. */
+/**
+ * The code ended: what it printed (stdout, stderr, a failing exit code) and how many calls it made.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * if (Schema.is(ScriptFinished)(e)) console.log(`${e.calls} calls`, e.output);
+ * ```
+ */
 export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
   ...base,
   toolId: Schema.String,
   output: Schema.String,
   calls: Int,
 });
+/**
+ * The turn ended with the model's answer: its whole `text`, what the
+ * `TextDelta`s streamed.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const last = events.filter(Schema.is(Answered)).at(-1)?.text;
+ * ```
+ */
 export const Answered = Schema.TaggedStruct("Answered", { ...base, text: Schema.String });
+/**
+ * The user stopped the turn: `partial` is the text written until then, kept
+ * in the history the model is sent, marked as stopped.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const cut = Schema.is(Stopped)(e) ? e.partial : undefined;
+ * ```
+ */
 export const Stopped = Schema.TaggedStruct("Stopped", { ...base, partial: Schema.String });
+/**
+ * The turn failed: `error` says why, and for a failed model step `kind` (and
+ * `status`) tells which, so a panel can say what probably went wrong.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * if (Schema.is(Failed)(e) && e.kind === "rateLimited") showNotice("Too many requests: try again soon.");
+ * ```
+ */
 export const Failed = Schema.TaggedStruct("Failed", {
   ...base,
   error: Schema.String,
@@ -154,7 +325,16 @@ export const Failed = Schema.TaggedStruct("Failed", {
   /** With `kind`: the HTTP status the model's API answered, when there was one. */
   status: Schema.optional(Schema.Int),
 });
-/** What the user selected of one kind (`[]` clears it), on which route; at most 100 ids are kept. */
+/**
+ * What the user selected of one kind (`[]` clears it), on which route; at most 100 ids are kept.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const picked = Schema.decodeUnknownSync(SelectionChanged)(json); // { kind: "invoice", ids: [42, 43], … }
+ * ```
+ */
 export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
   ...base,
   kind: Schema.String,
@@ -163,15 +343,41 @@ export const SelectionChanged = Schema.TaggedStruct("SelectionChanged", {
   total: Schema.optional(Int),
   route: Schema.NullOr(Schema.String),
 });
+/**
+ * The conversation was forgotten: the folds start again from nothing after
+ * it, though the log keeps what came before.
+ *
+ * @example
+ * ```ts
+ * const fresh = history.fold([Reset.make({ seq: 1, at: Date.now(), turn: 0 })]); // no messages
+ * ```
+ */
 export const Reset = Schema.TaggedStruct("Reset", { ...base });
 /**
  * Who the window belongs to (the host's `userKey` of its user), written
  * before its first event: a host that opens the window again, after a restart,
  * refuses anyone else.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const owner = (await store.read("w1", 0)).find(Schema.is(WindowOwned))?.owner;
+ * ```
  */
 export const WindowOwned = Schema.TaggedStruct("WindowOwned", { ...base, owner: Schema.String });
 
-/** Any event of the log. */
+/**
+ * Any event of the log: the schema to decode events a client received, or
+ * read back from storage of its own.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const received = Schema.decodeUnknownSync(Schema.Array(LogEvent))(JSON.parse(body));
+ * ```
+ */
 export const LogEvent = Schema.Union(
   TurnStarted,
   StepStarted,
