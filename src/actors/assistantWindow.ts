@@ -67,6 +67,17 @@ export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")
  * A reader of a window's events that fell too far behind: more new events
  * waited for it than its feed keeps. Its transport ends the stream, and the
  * client resumes from what it has, reading the rest from the store.
+ *
+ * @example
+ * ```ts
+ * const { feed } = await assistantWindow.follow(lastEventId);
+ * try {
+ *   for (let batch = await feed.next(); batch; batch = await feed.next()) send(batch);
+ * } catch (error) {
+ *   if (!(error instanceof FeedBehind)) throw error;
+ *   response.end(); // the client reconnects with its Last-Event-ID and reads the rest
+ * }
+ * ```
  */
 export class FeedBehind extends Data.TaggedError("FeedBehind")<{
   readonly stream: string;

@@ -8,7 +8,15 @@ import { eventIdOf, resume, resumePointOf } from "../../runtime/log/resumePoint.
 import type { Following } from "../assistantWindow.ts";
 import type { WindowLog } from "./windowLog.ts";
 
-/** New events a feed keeps for a reader that has not pulled them: 4 096. */
+/**
+ * New events a feed keeps for a reader that has not pulled them: 4 096. Past
+ * them the feed fails with `FeedBehind`, unless `follow` is given another `maxBehind`.
+ *
+ * @example
+ * ```ts
+ * const following = await assistantWindow.follow(lastEventId, { maxBehind: MAX_BEHIND * 2 });
+ * ```
+ */
 export const MAX_BEHIND = 4_096;
 
 /** The log from after `lastEventId` (or from the start, told to start over); `ended` once, when cancelled. */

@@ -5,6 +5,12 @@ import type { Caller, Origin } from "../commands/origin.ts";
  * The audit record of one tool call, from the assistant or an agent. It
  * carries no arguments and no result: who, which tool, how it ended, how long.
  * A plain tagged struct, so making one on every call costs next to nothing.
+ *
+ * @example
+ * ```ts
+ * const record = AgentCalled.make({ client: "assistant", tool: "invoices_index", outcome: "ok", durationMs: 42 });
+ * auditLog.write(JSON.stringify(record));
+ * ```
  */
 export const AgentCalled = Schema.TaggedStruct("AgentCalled", {
   /** `"assistant"` for the in-app assistant, else the MCP client's name. */

@@ -3,6 +3,11 @@
  * whitespace, `undefined` members left out, as JSON.stringify would. Two values
  * that differ only in key order give the same text, so a digest over it binds
  * a confirmation to the arguments and not to how they were spelled.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: [2, 1], a: { d: 1, c: undefined } }); // '{"a":{"d":1},"b":[2,1]}'
+ * ```
  */
 export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value)) ?? "null";
 
@@ -24,7 +29,15 @@ const sortKeys = (value: unknown): unknown => {
   return out;
 };
 
-/** SHA-256 (WebCrypto) of the canonical JSON of `value`, as lowercase hex. */
+/**
+ * SHA-256 (WebCrypto) of the canonical JSON of `value`, as lowercase hex.
+ *
+ * @example
+ * ```ts
+ * const digest = await digestOf({ invoiceId: 42, amount: 100 }); // 64 hex digits
+ * (await digestOf({ amount: 100, invoiceId: 42 })) === digest; // true: key order does not count
+ * ```
+ */
 export const digestOf = async (value: unknown): Promise<string> =>
   hexOf(await sha256(canonicalJson(value)));
 

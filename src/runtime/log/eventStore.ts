@@ -6,7 +6,19 @@ import { Data } from "effect";
 import type { LogEvent, NewEvent } from "./events.ts";
 import type { Writer, WriterLeases } from "./writerLeases.ts";
 
-/** An append whose `expectedSeq` is not the stream's last seq: someone else appended first. */
+/**
+ * An append whose `expectedSeq` is not the stream's last seq: someone else appended first.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await store.append("w1", events, 0);
+ * } catch (error) {
+ *   if (!(error instanceof AppendConflict)) throw error;
+ *   console.log(`read again from ${error.expectedSeq}: the stream is at ${error.actualSeq}`);
+ * }
+ * ```
+ */
 export class AppendConflict extends Data.TaggedError("AppendConflict")<{
   readonly stream: string;
   readonly expectedSeq: number;

@@ -5,6 +5,11 @@
 import type { EditableField } from "../commands/fields.ts";
 import type { ArgumentChange } from "./argumentChanges.ts";
 
+/**
+ * One thing the panel shows, told by its `kind`: the user's text, an answer
+ * (while it streams and after), a tool step, a confirmation, Claude's code,
+ * a failure or a stop. Each names the turn it belongs to.
+ */
 export type PanelItem =
   | { readonly kind: "user"; readonly turn: number; readonly text: string }
   | {
@@ -116,6 +121,7 @@ export interface ScriptStep {
   readonly unconfirmed?: Unconfirmed;
 }
 
+/** What the panel's fold gives: the items in order, whether a turn runs, and which turn and step it is on. */
 export interface PanelState {
   readonly items: ReadonlyArray<PanelItem>;
   /** True while a turn runs. */

@@ -93,6 +93,21 @@ const endTurn = (draft: Draft<PanelState>, turn: number) => {
   }
 };
 
+/**
+ * The panel's fold: what a window shows, item by item (the user's turns,
+ * answers as they stream, tool steps, confirmations, Claude's code), and
+ * whether a turn runs. What `window.panel()` gives; a custom panel folds the
+ * events it receives with it.
+ *
+ * @example
+ * ```ts
+ * let panel = panelItems.initial;
+ * const onEvent = (e: LogEvent) => {
+ *   panel = panelItems.apply(panel, e);
+ *   render(panel.items, panel.busy);
+ * };
+ * ```
+ */
 export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
   { items: [], busy: false, turn: 0, step: 0 },
   (draft, event: LogEvent) => {

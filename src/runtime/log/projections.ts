@@ -37,6 +37,17 @@ const close = (draft: Draft<HistoryState>, answer: string) => {
   draft.steps = {};
 };
 
+/**
+ * The history fold: the conversation as the model is sent it, user turns (with
+ * their notes) and answers as text; a stopped or failed turn ends with a mark
+ * saying so, and `Reset` empties it.
+ *
+ * @example
+ * ```ts
+ * const { messages } = history.fold(await store.read("conversation/w1", 0));
+ * console.log(messages.length / 2, "turns");
+ * ```
+ */
 export const history: Projection<HistoryState> = projectionOf<HistoryState>(
   { messages: [], open: null, steps: {} },
   (draft, event) => {
@@ -80,6 +91,16 @@ export interface UsageState {
   readonly total: number;
 }
 
+/**
+ * The usage fold: the tokens every `StepFinished` reports, added up since the
+ * last `Reset`; `total` counts cache reads and writes too.
+ *
+ * @example
+ * ```ts
+ * const { total } = usage.fold(await store.read("conversation/w1", 0));
+ * if (total > 200_000) showNotice("This conversation is getting long: start a new one?");
+ * ```
+ */
 export const usage: Projection<UsageState> = projectionOf<UsageState>(
   { inputTokens: 0, outputTokens: 0, total: 0 },
   (draft, event) => {
@@ -104,6 +125,17 @@ export interface StatusState {
   readonly lastSeq: number;
 }
 
+/**
+ * The status fold: the last turn's number, whether it still runs (no
+ * `Answered`, `Stopped` or `Failed` yet) and the seq of the last event seen.
+ *
+ * @example
+ * ```ts
+ * let state = status.initial;
+ * for (const e of received) state = status.apply(state, e);
+ * stopButton.disabled = !state.running;
+ * ```
+ */
 export const status: Projection<StatusState> = projectionOf<StatusState>(
   { turn: 0, running: false, lastSeq: 0 },
   (draft, event) => {
@@ -132,6 +164,12 @@ export interface SelectionsState {
 /**
  * Selections are kept with the route they were made on: a turn from another
  * route drops them, `Reset` drops them all, and `[]` clears a kind.
+ *
+ * @example
+ * ```ts
+ * const { selections: now } = selections.fold(await store.read("conversation/w1", 0));
+ * const invoices = now.find((s) => s.kind === "invoice")?.ids ?? [];
+ * ```
  */
 export const selections: Projection<SelectionsState> = projectionOf<SelectionsState>(
   { selections: [] },

@@ -42,6 +42,14 @@ export type LeaseTaking =
  * An append made under a lease that is no longer the stream's: its host's
  * heartbeat stopped long enough for another host to take the stream over (or
  * the lease was given back). Nothing of it was written.
+ *
+ * @example
+ * ```ts
+ * const written = await store.append(stream, events, lastSeq, writer).catch((error) => {
+ *   if (error instanceof LeaseLost) return []; // another host writes this window now: stop writing it
+ *   throw error;
+ * });
+ * ```
  */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{
   readonly stream: string;
