@@ -16,8 +16,9 @@ import type { ConfirmAnswer } from "./confirmer.ts";
  *
  * @example
  * ```ts
+ * const w = host.window("tab-1", { user });
  * const echo: ConfirmEcho = { tool: "customers_destroy", args: { id: 5 } };
- * await window.confirm(confirmId, true, echo);
+ * await w.confirm(confirmId, true, echo);
  * ```
  */
 export interface ConfirmEcho {
@@ -46,7 +47,6 @@ const EditIssue: Schema.Schema<Issue> = Schema.Struct({
  * ```ts
  * const result: AnswerResult = await broker.answer({ confirmId, accept: true, scope });
  * if (result._tag === "InvalidEdit") showProblems(result.issues);
- * Schema.is(AnswerResult)({ _tag: "Mismatch" }); // true
  * ```
  */
 export const AnswerResult = Schema.Union(

@@ -29,9 +29,9 @@ export interface UsageStore {
  *
  * @example
  * ```ts
- * const usage = memoryUsageStore();
- * usage.add("ada", { inputTokens: 120, outputTokens: 40 });
- * usage.read("ada"); // { inputTokens: 120, outputTokens: 40, requests: 1 }
+ * const usageStore = memoryUsageStore();
+ * usageStore.add("ada", { inputTokens: 120, outputTokens: 40 });
+ * usageStore.read("ada"); // { inputTokens: 120, outputTokens: 40, requests: 1 }
  * ```
  */
 export const memoryUsageStore = (): {

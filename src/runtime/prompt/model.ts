@@ -7,7 +7,13 @@ import { Data, Option, Predicate, Schema } from "effect";
 import { clip } from "../clip.ts";
 import type { Usage } from "../log/events.ts";
 
+/** Text in a message: the model's words, or the user's. */
 export type TextBlock = { readonly type: "text"; readonly text: string };
+/**
+ * The model calling one of the app's tools: `id` is the call's, `input` its
+ * arguments as the model sent them. `caller` says who called in code mode
+ * (direct, or code the model ran).
+ */
 export type ToolUseBlock = {
   readonly type: "tool_use";
   readonly id: string;
@@ -15,6 +21,7 @@ export type ToolUseBlock = {
   readonly input: unknown;
   readonly caller?: { readonly type: string; readonly tool_id?: string };
 };
+/** The answer to a {@link ToolUseBlock} of the same id: the outcome as text, `is_error` for a refusal or failure. */
 export type ToolResultBlock = {
   readonly type: "tool_result";
   readonly tool_use_id: string;
@@ -23,8 +30,10 @@ export type ToolResultBlock = {
 };
 /** Other blocks (thinking, server tool use, code execution results) are kept as sent. */
 export type OtherBlock = { readonly type: string; readonly [key: string]: unknown };
+/** One block of a message's content, as the Messages API sends it. */
 export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | OtherBlock;
 
+/** One message of the conversation sent to the model: the user's or the assistant's. */
 export interface Message {
   readonly role: "user" | "assistant";
   readonly content: string | ReadonlyArray<ContentBlock>;
@@ -49,6 +58,11 @@ export interface ServerTool {
 /** A tool in a request: the app's own, or one Anthropic runs. */
 export type ModelTool = ClientTool | ServerTool;
 
+/**
+ * Why the model stopped, as the Messages API says: `end_turn` when it
+ * answered, `tool_use` when it called tools, `refusal` when it declined, or
+ * a reason the API adds later.
+ */
 export type StopReason =
   | "end_turn"
   | "max_tokens"
@@ -113,6 +127,11 @@ export const stopDetailsOf = (value: unknown): StopDetails | undefined =>
     }),
   });
 
+/**
+ * One step's request, as the window builds it: the model's name, the system
+ * prompt, the conversation so far, the tools offered now, and `maxTokens`
+ * (the host's `maxTokensPerStep`).
+ */
 export interface ModelRequest {
   readonly model: string;
   readonly system: string;
@@ -123,6 +142,10 @@ export interface ModelRequest {
   readonly container?: string;
 }
 
+/**
+ * What a step resolves with: the whole message (however it was streamed),
+ * why it stopped, and the tokens it used.
+ */
 export interface ModelResponse {
   readonly content: ReadonlyArray<ContentBlock>;
   readonly stopReason: StopReason;
@@ -132,6 +155,7 @@ export interface ModelResponse {
   readonly container?: { readonly id: string; readonly expiresAt?: string };
 }
 
+/** What a model is told besides the request: the signal to stop on, and where to stream text and code. */
 export interface StepOptions {
   /** Aborted by Stop. */
   readonly signal: AbortSignal;
@@ -167,7 +191,31 @@ export type ModelErrorKind =
   | "decode"
   | "aborted";
 
-/** A model step that failed. `status` is the HTTP status when there was one. */
+/**
+ * A model step that failed. `status` is the HTTP status when there was one.
+ * A model rejects with it for a failure the user can be told of: the turn
+ * ends `Failed` with its message and `kind`, and the window stays usable
+ * (any other rejection is taken for a bug and crashes the window).
+ *
+ * @example
+ * ```ts
+ * // A model behind the company's own gateway.
+ * const gatewayModel: Model = {
+ *   step: async (request, { signal }) => {
+ *     const response = await fetch("https://llm.internal.example/step", {
+ *       method: "POST",
+ *       body: JSON.stringify(request),
+ *       signal,
+ *     });
+ *     if (response.status === 429)
+ *       throw new ModelError({ kind: "rateLimited", message: "the gateway is busy", status: 429 });
+ *     if (!response.ok)
+ *       throw new ModelError({ kind: "server", message: await response.text(), status: response.status });
+ *     return (await response.json()) as ModelResponse;
+ *   },
+ * };
+ * ```
+ */
 export class ModelError extends Data.TaggedError("ModelError")<{
   readonly kind: ModelErrorKind;
   readonly message: string;
