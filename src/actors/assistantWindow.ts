@@ -16,9 +16,8 @@ export type PromptInput = string | { readonly text: string; readonly route?: str
 
 /**
  * A prompt that cannot start: a turn already runs, the app has no assistant,
- * the window failed or closed. `prompt` rejects with it and nothing is
- * logged; `reason` says which. The HTTP host answers 409 (404 for
- * `noAssistant`).
+ * the window failed or closed. `prompt` rejects with it; `reason` says
+ * which. The HTTP host answers 409 (404 for `noAssistant`).
  *
  * @example
  * ```ts

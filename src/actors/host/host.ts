@@ -38,8 +38,9 @@ import { type AssistantWindow, openWindow } from "../window/window.ts";
 /**
  * What `createHost` takes: the model, and what would otherwise have its
  * default (the store, the clock and ids, the rate limits, the bounds on
- * windows, streams and turns). Only `model` is required; a bound that is not
- * a positive whole number is refused with {@link HostConfigError}.
+ * windows, streams and turns). Only `model` is required; `idleWindowMs`,
+ * `maxWindows` and the stream caps that are not positive whole numbers are
+ * refused with {@link HostConfigError}.
  */
 export interface HostOptions {
   readonly model: Model;

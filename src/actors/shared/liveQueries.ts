@@ -30,9 +30,9 @@ export type { LiveResult };
 
 /**
  * A live query that cannot be opened: the observable errors with it before
- * any result. `reason` says why: no such command, not a `live` one, outside
- * the grant or the user's abilities, arguments that do not decode, more than
- * {@link MAX_LIVE_QUERIES} open, or the window closed.
+ * any result. `reason` says why: no such command, not a `live` one, one that
+ * takes no ability, an ability the user does not have, arguments that do
+ * not decode, more than {@link MAX_LIVE_QUERIES} open, or the window closed.
  *
  * @example
  * ```ts
@@ -40,7 +40,7 @@ export type { LiveResult };
  * w.live("invoices_index", { overdue: true }).subscribe({
  *   next: (result) => showInvoices(result),
  *   error: (error) => {
- *     if (error instanceof LiveQueryRefused) showNotice(error.detail); // e.g. reason "noAbility"
+ *     if (error instanceof LiveQueryRefused) showNotice(error.detail); // e.g. reason "notAllowed"
  *   },
  * });
  * ```
