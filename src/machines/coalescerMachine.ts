@@ -10,9 +10,17 @@
  */
 import { emit, setup } from "xstate";
 
-/** How long pieces gather before they are told: 50 ms. */
+/**
+ * How long pieces gather before they are told: 50 ms.
+ *
+ * @example
+ * ```ts
+ * setTimeout(() => tell(buffer.take()), COALESCE_MS); // one delta per 50 ms of text
+ * ```
+ */
 export const COALESCE_MS = 50;
 
+/** What the window tells the coalescer: text began, flush now, or the text is over. */
 export type CoalescerEvent =
   /** Text began to stream (the first piece since the coalescer was quiet). */
   | { readonly type: "TEXT" }
@@ -37,7 +45,10 @@ export type CoalescerEmitted =
  *
  * @example
  * ```ts
- * const actor = createActor(coalescerMachine, { clock });
+ * import { createActor } from "xstate";
+ *
+ * let gatherMs = 0;
+ * const actor = createActor(coalescerMachine);
  * actor.on("gather", ({ everyMs }) => (gatherMs = everyMs));
  * actor.on("flush", () => tell(buffer.take()));
  * actor.start();

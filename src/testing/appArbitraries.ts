@@ -63,7 +63,7 @@ const abilitiesNamedBy = (
  * @example
  * ```ts
  * const users = usersOf(app, {
- *   user: (abilities): CrmUser => ({ id: 1, name: "Ada", abilities }),
+ *   user: (abilities) => ({ id: 1, name: "Ada", abilities }),
  * });
  * fc.sample(users, 1); // [{ abilities: ["customers.view"], user: { id: 1, name: "Ada", abilities: ["customers.view"] } }]
  * ```

@@ -188,9 +188,11 @@ export const CHECK_NUM_RUNS = 100;
  *
  * @example
  * ```ts
+ * import { test } from "vitest";
+ *
  * test("who may run what", async () => {
  *   await checkCallPath(crmApp(db), {
- *     user: (abilities): CrmUser => ({ id: 1, name: "Ada", abilities }),
+ *     user: (abilities) => ({ id: 1, name: "Ada", abilities }),
  *     takes: CRM_TAKES, // every tool and the ability it takes: { customers_show: "customers.view", … }
  *     numRuns: 1000,
  *   });

@@ -126,6 +126,8 @@ const planned = (plan: StoreFaultPlan, op: StoreOp): StoreFault | undefined => {
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
  * // The second append conflicts, the first read fails after 5 ms.
  * const store = faultyStore(memoryStore(), {
  *   append: [null, { kind: "conflict" }],

@@ -42,7 +42,10 @@ export interface McpServerOptions {
  * ```ts
  * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
  *
- * const server = mcpServer(app, { path: host.path, user: (client) => ({ name: client }) });
+ * const server = mcpServer(app, {
+ *   path: host.path,
+ *   user: (client) => ({ name: client, abilities: ["customers.view"] }),
+ * });
  * await server.connect(new StdioServerTransport());
  * ```
  */

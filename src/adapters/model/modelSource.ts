@@ -29,6 +29,11 @@ export type SourceClientOptions = Omit<
   "apiKey" | "authToken" | "credentials" | "config" | "profile"
 >;
 
+/**
+ * Where {@link modelSource} finds each user's credentials: a backend proxy,
+ * the users' own keys in `secrets`, or the server's environment
+ * (`ANTHROPIC_API_KEY`), tried in that order.
+ */
 export interface ModelSourceOptions {
   /** The backend proxy: when given, every user's steps go to it, whatever else is set. */
   readonly backend?: BackendSource;
@@ -80,6 +85,9 @@ const given = (value: string | undefined): value is string =>
  *
  * @example
  * ```ts
+ * import { assistantHttp } from "elyra-assistant/http";
+ * import { fileSecrets } from "elyra-assistant/secrets";
+ *
  * const secrets = fileSecrets("/var/lib/crm/secrets.json");
  * const source = modelSource({ secrets, env: process.env });
  * const host = createHost(app, { model: source, modelFor: source.forUser });

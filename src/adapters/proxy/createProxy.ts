@@ -163,6 +163,9 @@ export const PROXY_MAX_BODY_BYTES = 32 * 1024 * 1024;
  *
  * @example
  * ```ts
+ * import { createServer } from "node:http";
+ * import { toNodeListener } from "elyra-assistant/http";
+ *
  * const proxy = createProxy({
  *   apiKey: process.env.ANTHROPIC_API_KEY ?? "",
  *   authenticate: (request) => sessions.userOf(request),

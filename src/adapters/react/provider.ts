@@ -16,6 +16,7 @@ export interface AssistantContextValue {
 const AssistantContext = React.createContext<AssistantContextValue | null>(null);
 AssistantContext.displayName = "AssistantContext";
 
+/** What {@link AssistantProvider} takes: the window's client, the store if it is shared, and the components below. */
 export interface AssistantProviderProps {
   /** The window's client: `assistantClient({ token, clientId })`. */
   readonly client: AssistantClient;
@@ -26,6 +27,7 @@ export interface AssistantProviderProps {
    * when it mounts and keeps it.
    */
   readonly store?: AssistantStore;
+  /** The components that use the assistant. */
   readonly children?: ReactNode;
 }
 
@@ -40,7 +42,7 @@ export interface AssistantProviderProps {
  *
  * const client = assistantClient({ token: "page-token" });
  *
- * export const App = () => (
+ * export const CrmShell = () => (
  *   <AssistantProvider client={client}>
  *     <MyPanel />
  *   </AssistantProvider>

@@ -23,6 +23,14 @@ const DIR_MODE = 0o700;
  * The file at `path` is not a secrets file this version can read (not JSON,
  * or not `{ version: 1, secrets: {…} }`): every `get`, `set` and `delete`
  * rejects with it, and the file is never written over.
+ *
+ * @example
+ * ```ts
+ * const secrets = fileSecrets("/var/lib/crm/assistant/secrets.json"); // holds "not json"
+ * await secrets.get("id:1").catch((error) => {
+ *   if (error instanceof SecretsFileInvalid) console.error(error.message); // move the file aside
+ * });
+ * ```
  */
 export class SecretsFileInvalid extends Data.TaggedError("SecretsFileInvalid")<{
   readonly path: string;
@@ -78,7 +86,8 @@ interface SecretsFile {
  *
  * @example
  * ```ts
- * import { fileSecrets } from "elyra-assistant/secrets";
+ * import { modelSource } from "elyra-assistant/anthropic";
+ *
  * const secrets = fileSecrets("/var/lib/crm/assistant/secrets.json");
  * const source = modelSource({ secrets, env: process.env });
  * ```

@@ -40,6 +40,19 @@ export const defaultUserKey = (user: User): string =>
 /**
  * A user with no stable key was to have a secret kept for them: a secret is
  * never kept under the whole user (which may carry a session's token).
+ * `modelSource` takes such a user to have no key of their own; a custom
+ * `userKey` may throw it too.
+ *
+ * @example
+ * ```ts
+ * const source = modelSource({
+ *   secrets,
+ *   userKey: (user) => {
+ *     if (user.name === "") throw new NoKeySlot({ message: "a user with no name keeps no key" });
+ *     return `crm:${user.name}`;
+ *   },
+ * });
+ * ```
  */
 export class NoKeySlot extends Data.TaggedError("NoKeySlot")<{ readonly message: string }> {}
 

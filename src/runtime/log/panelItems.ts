@@ -101,6 +101,8 @@ const endTurn = (draft: Draft<PanelState>, turn: number) => {
  *
  * @example
  * ```ts
+ * import type { LogEvent } from "elyra-assistant/log";
+ *
  * let panel = panelItems.initial;
  * const onEvent = (e: LogEvent) => {
  *   panel = panelItems.apply(panel, e);
