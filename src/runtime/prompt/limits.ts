@@ -23,10 +23,13 @@ export const REFUSED = "Claude declined to answer this.";
  *
  * @example
  * ```ts
- * // One call per invoice: more than the cap is asked for in parts.
- * const parts = Math.ceil(overdue.length / MAX_CODE_CALLS);
- * for (let part = 1; part <= parts; part++)
- *   await w.prompt(`Send a reminder for part ${part} of ${parts} of the overdue invoices.`);
+ * // Code mode would make one call per invoice: past the cap, the bulk command does them at once.
+ * const w = host.window("tab-1", { user });
+ * await w.prompt(
+ *   overdue.length > MAX_CODE_CALLS
+ *     ? "Send reminders for all overdue invoices with invoices_remind_all."
+ *     : "Send a reminder for each overdue invoice.",
+ * );
  * ```
  */
 export const MAX_CODE_CALLS = 500;
