@@ -28,7 +28,16 @@ export const answeringConfirmer = (
   };
 };
 
-/** A confirmer that never answers: the call path's timeout decides. */
+/**
+ * A confirmer that never answers: the call path's timeout decides.
+ *
+ * @example
+ * ```ts
+ * const confirmer = silentConfirmer();
+ * // … a call that needs a confirmation times out, then:
+ * confirmer.asked.length; // 1
+ * ```
+ */
 export const silentConfirmer = (): Confirmer & {
   readonly asked: ReadonlyArray<ConfirmRequest>;
 } => {

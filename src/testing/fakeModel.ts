@@ -59,7 +59,15 @@ export interface FakeModel extends Model {
   readonly hangs: () => FakeModel;
 }
 
-/** A model response from a scripted reply, as the Anthropic adapter would give it. */
+/**
+ * A model response from a scripted reply, as the Anthropic adapter would give it.
+ *
+ * @example
+ * ```ts
+ * const response = responseOf(toolCall("customers_find", { name: "Ada" }));
+ * response.stopReason; // "tool_use"
+ * ```
+ */
 export const responseOf = (reply: ScriptedReply, ids = countingIds("fake")): ModelResponse => {
   const message = toMessage(reply, ids);
   const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } =
@@ -82,16 +90,6 @@ export const responseOf = (reply: ScriptedReply, ids = countingIds("fake")): Mod
 
 const aborted = () => new ModelError({ kind: "aborted", message: "the request was aborted" });
 
-/**
- * A scripted model.
- *
- * @example
- * ```ts
- * const model = fakeModel()
- *   .toolCall("invoices_index", { overdue: true })
- *   .says("Three invoices are overdue.");
- * ```
- */
 /** How a fake model tells its text. */
 export interface FakeModelOptions {
   /**
@@ -103,7 +101,14 @@ export interface FakeModelOptions {
   readonly clock?: Clock;
 }
 
-/** The words of a text, each with the space after it: what a streamed answer is told in. */
+/**
+ * The words of a text, each with the space after it: what a streamed answer is told in.
+ *
+ * @example
+ * ```ts
+ * wordsOf("Three invoices are overdue."); // ["Three ", "invoices ", "are ", "overdue."]
+ * ```
+ */
 export const wordsOf = (text: string): ReadonlyArray<string> => text.split(/(?<=\s)/);
 
 /**
@@ -126,6 +131,18 @@ const codePiecesOf = (
     return [{ toolId: id, pieces }];
   });
 
+/**
+ * A scripted model: each step the host asks for takes the next reply of the
+ * script (text, tool calls, code, a refusal or an API error), told as the
+ * Anthropic adapter would tell it.
+ *
+ * @example
+ * ```ts
+ * const model = fakeModel()
+ *   .toolCall("invoices_index", { overdue: true })
+ *   .says("Three invoices are overdue.");
+ * ```
+ */
 export const fakeModel = (
   script: ReadonlyArray<FakeStep> = [],
   options: FakeModelOptions = {},

@@ -109,6 +109,7 @@ export interface FaultyStore extends EventStore {
   readonly ops: () => number;
 }
 
+/** How a {@link faultyStore} times its delays. */
 export interface FaultyStoreOptions {
   /** Where delays are timed: the system's clock unless given. */
   readonly clock?: Clock;

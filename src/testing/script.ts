@@ -9,7 +9,18 @@ import type { Usage } from "../runtime/log/events.ts";
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { ContentBlock, StopDetails, StopReason } from "../runtime/prompt/model.ts";
 
-/** A script that cannot be played (pieces that do not join to their text): thrown when it is played. */
+/**
+ * A script that cannot be played (pieces that do not join to their text): thrown when it is played.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await turn;
+ * } catch (error) {
+ *   if (error instanceof ScriptInvalid) console.error(error.reason); // fix the script, not the code
+ * }
+ * ```
+ */
 export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{
   readonly reason: string;
 }> {
@@ -157,7 +168,14 @@ export interface WireError {
 /** The model used when neither the script nor the request names one. */
 export const SCRIPTED_MODEL = "claude-scripted";
 
-/** Whether a scripted response is an error. */
+/**
+ * Whether a scripted response is an error.
+ *
+ * @example
+ * ```ts
+ * const errors = script.filter(isFailure).map((failure) => failure.error.status); // [529]
+ * ```
+ */
 export const isFailure = (response: ScriptedResponse): response is ScriptedFailure =>
   "error" in response;
 
@@ -221,7 +239,15 @@ export const fails = (
   more: Pick<ScriptedFailure["error"], "shouldRetry" | "retryAfterMs"> = {},
 ): ScriptedFailure => ({ error: { status, type, message, ...more } });
 
-/** The API's 529: `overloaded_error`, "Overloaded". */
+/**
+ * The API's 529: `overloaded_error`, "Overloaded".
+ *
+ * @example
+ * ```ts
+ * // The first step is overloaded, the retry answers.
+ * const model = fakeModel([overloaded(), says("Three invoices are overdue.")]);
+ * ```
+ */
 export const overloaded = (): ScriptedFailure => fails(529, "overloaded_error", "Overloaded");
 
 /**
@@ -274,13 +300,27 @@ export const toMessage = (reply: ScriptedReply, ids: Ids, model?: string): WireM
   };
 };
 
-/** A scripted failure as the API's error body. */
+/**
+ * A scripted failure as the API's error body.
+ *
+ * @example
+ * ```ts
+ * toErrorBody(overloaded()); // { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
+ * ```
+ */
 export const toErrorBody = (failure: ScriptedFailure): WireError => ({
   type: "error",
   error: { type: failure.error.type, message: failure.error.message },
 });
 
-/** The code execution tool the scripts name, as code mode sends it by default. */
+/**
+ * The code execution tool the scripts name, as code mode sends it by default.
+ *
+ * @example
+ * ```ts
+ * const codeOffered = turn.requests[0]?.tools?.some((tool) => tool.type === CODE_TOOL);
+ * ```
+ */
 export const CODE_TOOL = "code_execution_20260120";
 
 /** Where a scripted code execution runs: its `srvtoolu_…` id and its container. */
@@ -345,7 +385,18 @@ export const codeRuns = (
   container: containerOf(run),
 });
 
-/** The code goes on: more calls from code, `tool_use` blocks only, 0 tokens. */
+/**
+ * The code goes on: more calls from code, `tool_use` blocks only, 0 tokens.
+ *
+ * @example
+ * ```ts
+ * const script = [
+ *   codeRuns("for (const id of [1, 2]) await invoices_show({ id })", [{ name: "invoices_show", input: { id: 1 } }]),
+ *   codeCalls([{ name: "invoices_show", input: { id: 2 } }]),
+ *   codeFinished({ stdout: "2 invoices" }, "Both are paid."),
+ * ];
+ * ```
+ */
 export const codeCalls = (
   calls: ReadonlyArray<Pick<ScriptedToolCall, "name" | "input" | "id">>,
   run: CodeRunScript = {},
@@ -359,6 +410,14 @@ export const codeCalls = (
 /**
  * The code ends: the answer's text and a `code_execution_tool_result` with
  * what it printed (a script sends text before other blocks), and `end_turn`.
+ *
+ * @example
+ * ```ts
+ * const model = fakeModel([
+ *   codeRuns("console.log((await customers_index({})).length)", [{ name: "customers_index", input: {} }]),
+ *   codeFinished({ stdout: "42\n" }, "You have 42 customers."),
+ * ]);
+ * ```
  */
 export const codeFinished = (
   result: { readonly stdout?: string; readonly stderr?: string; readonly returnCode?: number },

@@ -23,6 +23,7 @@ export interface StandInRequest {
   readonly body: unknown;
 }
 
+/** A running stand-in for the Messages API: its URL for the SDK, what it received, and how to stop it. */
 export interface StandInMessagesApi {
   /** The base URL to give the SDK (`baseURL`). */
   readonly url: string;
@@ -37,6 +38,7 @@ export interface StandInMessagesApi {
   readonly close: () => Promise<void>;
 }
 
+/** How a stand-in makes its ids. */
 export interface StandInOptions {
   /** Ids for messages, tool calls and `request-id`s; counting from 1 unless given. */
   readonly ids?: Ids;

@@ -177,6 +177,13 @@ export const jsonPieces = (
   return pieces;
 };
 
-/** One event as the API writes it: an `event:` line, a `data:` line, a blank line. */
+/**
+ * One event as the API writes it: an `event:` line, a `data:` line, a blank line.
+ *
+ * @example
+ * ```ts
+ * encodeEvent({ type: "message_stop" }); // 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+ * ```
+ */
 export const encodeEvent = (event: WireStreamEvent): string =>
   `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;

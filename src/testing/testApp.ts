@@ -50,6 +50,7 @@ export interface TestTurn {
   readonly note: string | null;
 }
 
+/** One window's assistant in a {@link testApp}: where the user is, what they look at, and their prompts, each run to its end. */
 export interface TestAssistant {
   /** The route the user is on for the next prompts. */
   readonly at: (route: string) => TestAssistant;
@@ -66,6 +67,7 @@ export interface TestAssistant {
   ) => Promise<TestTurn>;
 }
 
+/** An app under test ({@link testApp}): its windows' assistants, and the host they run on. */
 export interface TestApp {
   /** The assistant of one window (`clientId` "test-window" unless given). */
   readonly assistant: (clientId?: string) => TestAssistant;
