@@ -7,19 +7,54 @@ import { McpConfigError } from "./errors.ts";
 import type { MessageLimits } from "./messageBounds.ts";
 import type { SessionLimits } from "./sessions.ts";
 
-/** The most bytes one MCP message may be (a POST body, a stdio line): 1 MiB. */
+/**
+ * The most bytes one MCP message may be (a POST body, a stdio line): 1 MiB.
+ *
+ * @example
+ * ```ts
+ * const handle = mcpHttp(app, { authenticate, maxMessageBytes: MCP_MAX_MESSAGE_BYTES / 4 }); // 256 KiB
+ * ```
+ */
 export const MCP_MAX_MESSAGE_BYTES = 1024 * 1024;
 
-/** The most values one MCP message may hold (list items and fields): 4 096. */
+/**
+ * The most values one MCP message may hold (list items and fields): 4 096.
+ *
+ * @example
+ * ```ts
+ * const handle = mcpHttp(app, { authenticate, maxMessageValues: MCP_MAX_MESSAGE_VALUES * 2 }); // long lists of ids
+ * ```
+ */
 export const MCP_MAX_MESSAGE_VALUES = 4096;
 
-/** How long a session may go without a request before it ends: 30 minutes. */
+/**
+ * How long a session may go without a request before it ends: 30 minutes.
+ *
+ * @example
+ * ```ts
+ * const handle = mcpHttp(app, { authenticate, idleTimeoutMs: MCP_SESSION_IDLE_MS * 2 }); // an hour
+ * ```
+ */
 export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 
-/** How many sessions one user may have open: 16. */
+/**
+ * How many sessions one user may have open: 16.
+ *
+ * @example
+ * ```ts
+ * const handle = mcpHttp(app, { authenticate, maxSessionsPerUser: MCP_SESSIONS_PER_USER / 4 }); // 4
+ * ```
+ */
 export const MCP_SESSIONS_PER_USER = 16;
 
-/** How many sessions a handler keeps open in all: 1 000. */
+/**
+ * How many sessions a handler keeps open in all: 1 000.
+ *
+ * @example
+ * ```ts
+ * const handle = mcpHttp(app, { authenticate, maxSessions: MCP_SESSIONS_MAX * 5 }); // a bigger server
+ * ```
+ */
 export const MCP_SESSIONS_MAX = 1_000;
 
 /**

@@ -5,6 +5,12 @@ import { clip } from "../../runtime/clip.ts";
 /**
  * The refusal when a tool needs a confirmation and the client has no
  * elicitation: the user could not have been asked, so it did not run.
+ *
+ * @example
+ * ```ts
+ * cannotConfirmText("invoices_remind");
+ * // "invoices_remind needs the user's confirmation, which this client can't ask for (it does not support elicitation), so it did not run."
+ * ```
  */
 export const cannotConfirmText = (tool: string): string =>
   `${clip(tool, 64)} needs the user's confirmation, which this client can't ask for (it does not support elicitation), so it did not run.`;

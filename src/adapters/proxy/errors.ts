@@ -23,7 +23,15 @@ export interface ProxyErrorBody {
   readonly error: { readonly type: ProxyErrorType; readonly message: string };
 }
 
-/** A request answered by the proxy itself: refused, or failed upstream. Never a bug. */
+/**
+ * A request answered by the proxy itself: refused, or failed upstream. Never a bug.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch("http://localhost:3000/claude/v1/messages", { method: "POST", headers, body });
+ * if (response.status === 429) console.log(response.headers.get("retry-after")); // a ProxyRefusal, as the API's error body
+ * ```
+ */
 export class ProxyRefusal extends Data.TaggedError("ProxyRefusal")<{
   readonly status: 400 | 401 | 404 | 405 | 408 | 413 | 422 | 429 | 502 | 503 | 504;
   readonly type: ProxyErrorType;
@@ -93,7 +101,15 @@ export const bodyTooSlow = (limitMs: number) =>
 export const unprocessable = (message: string) =>
   new ProxyRefusal({ status: 422, type: "invalid_request_error", message });
 
-/** The message of the refusal a client that streams should fall back on (the adapter reads "Streaming"). */
+/**
+ * The message of the refusal a client that streams should fall back on (the adapter reads "Streaming").
+ *
+ * @example
+ * ```ts
+ * const body = await response.json();
+ * if (body.error?.message === STREAMING_REFUSED) await sendWithoutStreaming();
+ * ```
+ */
 export const STREAMING_REFUSED = "Streaming isn't proxied";
 
 export const rateLimited = (retryAfterMs: number, calls: number, perSeconds: number) => {
@@ -128,7 +144,18 @@ export const upstreamTimeout = (timeoutMs: number) =>
     message: `the Messages API sent nothing for ${timeoutMs / 1000} s`,
   });
 
-/** Settings `createProxy` cannot run with (a cap or a rate limit that would let everything through): thrown when it is called. */
+/**
+ * Settings `createProxy` cannot run with (a cap or a rate limit that would let everything through): thrown when it is called.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createProxy({ apiKey, authenticate, models: ["claude-sonnet-4-5"], maxTokens: 0 });
+ * } catch (error) {
+ *   if (error instanceof ProxyConfigError) console.error(error.message); // createProxy: …
+ * }
+ * ```
+ */
 export class ProxyConfigError extends Data.TaggedError("ProxyConfigError")<{
   readonly reason: string;
 }> {

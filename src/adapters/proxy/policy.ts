@@ -41,6 +41,17 @@ const Unit = Schema.Number.pipe(Schema.between(0, 1));
  * refused, so nothing reaches upstream that the proxy did not judge.
  * `messages`, `system` and `tool_choice` are the API's to judge; `metadata`
  * is replaced by the proxy's own (the signed-in user's opaque id).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * const request = Schema.decodeUnknownSync(MessagesRequest)({
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   messages: [{ role: "user", content: "Hello" }],
+ * });
+ * ```
  */
 export const MessagesRequest = Schema.Struct({
   model: Schema.String,

@@ -16,7 +16,14 @@ import { answerRefusal } from "./upstreamErrors.ts";
 /** The headers of upstream's answer that reach the client; every other is dropped. */
 const PASSED_HEADERS = ["content-type", "request-id"] as const;
 
-/** The `anthropic-version` sent when the client's is missing or not a date. */
+/**
+ * The `anthropic-version` sent when the client's is missing or not a date.
+ *
+ * @example
+ * ```ts
+ * const headers = { "anthropic-version": DEFAULT_ANTHROPIC_VERSION, "content-type": "application/json" };
+ * ```
+ */
 export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;

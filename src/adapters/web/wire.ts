@@ -17,22 +17,64 @@ export const LAST_EVENT_ID_HEADER = "Last-Event-ID";
  * The SSE event `GET /events` sends first when the client's `Last-Event-ID`
  * is not in the window's log (the host restarted on a memory store, or the
  * log was begun again): the client forgets what it has, and the whole log follows.
+ *
+ * @example
+ * ```ts
+ * const source = new EventSource(`${BASE_PATH}/events?token=${token}`);
+ * source.addEventListener(START_OVER_EVENT, () => panel.clear());
+ * ```
  */
 export const START_OVER_EVENT = "startOver";
 
-/** Where the routes are mounted unless told otherwise. */
+/**
+ * Where the routes are mounted unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch(`${BASE_PATH}/prompt`, { method: "POST", headers, body });
+ * ```
+ */
 export const BASE_PATH = "/__assistant";
 
-/** The header that carries the host's token: every route needs it. */
+/**
+ * The header that carries the host's token: every route needs it.
+ *
+ * @example
+ * ```ts
+ * const headers = { [TOKEN_HEADER]: token, [CLIENT_HEADER]: clientId, "content-type": "application/json" };
+ * ```
+ */
 export const TOKEN_HEADER = "x-elyra-token";
 
-/** The header that names the window (its client id). */
+/**
+ * The header that names the window (its client id).
+ *
+ * @example
+ * ```ts
+ * const clientId = request.headers.get(CLIENT_HEADER); // "tab-1"
+ * ```
+ */
 export const CLIENT_HEADER = "x-elyra-client";
 
-/** What `POST /key` takes as a key: an Anthropic API key's shape (`sk-ant-…`), nothing else. */
+/**
+ * What `POST /key` takes as a key: an Anthropic API key's shape (`sk-ant-…`), nothing else.
+ *
+ * @example
+ * ```ts
+ * if (!API_KEY_PATTERN.test(input.value)) showError("That is not an Anthropic API key.");
+ * ```
+ */
 export const API_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{16,256}$/;
 
-/** The largest body a route reads; a longer one is answered 413. */
+/**
+ * The largest body a route reads (64 KiB); a longer one is answered 413.
+ *
+ * @example
+ * ```ts
+ * const body = JSON.stringify({ text });
+ * if (new TextEncoder().encode(body).length > MAX_BODY_BYTES) showError("That prompt is too long.");
+ * ```
+ */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** `POST /prompt`'s answer: the number of the turn that started. */
@@ -151,6 +193,11 @@ export interface ErrorBody {
  * - `GET /events` → SSE, each log event as `id: <seq>.<epoch>` and `data: <json>`, resumable with
  *   `Last-Event-ID`; a point the log does not have gets `event: startOver` first, then the whole log;
  * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query.
+ *
+ * @example
+ * ```ts
+ * const paths = ROUTES.map((route) => `${BASE_PATH}/${route}`); // ["/__assistant/prompt", …]
+ * ```
  */
 export const ROUTES = [
   "prompt",
@@ -166,7 +213,15 @@ export const ROUTES = [
   "live",
 ] as const;
 
-/** The method each route takes: a route added to {@link ROUTES} must be given one here. */
+/**
+ * The method each route takes: a route added to {@link ROUTES} must be given one here.
+ *
+ * @example
+ * ```ts
+ * ROUTE_METHODS.events; // "GET"
+ * ROUTE_METHODS.prompt; // "POST"
+ * ```
+ */
 export const ROUTE_METHODS: Readonly<Record<(typeof ROUTES)[number], "GET" | "POST">> = {
   prompt: "POST",
   confirm: "POST",
