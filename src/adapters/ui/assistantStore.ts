@@ -12,6 +12,11 @@ import type { ConfirmResult } from "../web/wire.ts";
 import type { AssistantClient, ConfirmEcho, SourceResponse } from "./client.ts";
 import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
 
+/**
+ * What the panel shows at one moment: the window's items, whether it is open,
+ * busy or connected, the last failed request and the questions waiting for an
+ * answer. Read it with `getSnapshot` or from `subscribe`.
+ */
 export interface AssistantSnapshot {
   /** Whether the panel is open. */
   readonly open: boolean;
@@ -45,6 +50,7 @@ const waitingOf = (
   return same ? previous : Object.freeze(now);
 };
 
+/** How `createAssistantStore` finds the route, opens the panel and resumes the log. */
 export interface AssistantStoreOptions {
   /** The route the user is on, sent with a prompt or a selection (by default the `#/…` hash route, else the path). */
   readonly route?: () => string | undefined;

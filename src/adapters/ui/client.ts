@@ -30,6 +30,7 @@ export type {
   ToolInfo,
 };
 
+/** Where `assistantClient` finds the host and how it identifies this window to it. */
 export interface AssistantClientOptions {
   /** Where the host mounted its routes (`/__assistant`). */
   readonly baseUrl?: string;
@@ -42,6 +43,11 @@ export interface AssistantClientOptions {
   readonly backoff?: Backoff;
 }
 
+/**
+ * One window's host routes as methods: a request resolves to the host's
+ * answer and rejects with an `AssistantError` (`HostError` or
+ * `ConnectionError`). Most apps use it through `createAssistantStore`.
+ */
 export interface AssistantClient {
   readonly clientId: string;
   /** Starts a turn; resolves to its number (the turn runs on: watch `events`). */

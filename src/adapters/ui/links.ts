@@ -6,6 +6,13 @@ import { isAppPath } from "../../runtime/commands/link.ts";
  * that is not an app path (`javascript:`, `//evil`, `https://evil`, `/\evil`,
  * whitespace or control characters) and for a step that did not succeed. A
  * `#…` href only changes the fragment, so following it never leaves the page.
+ *
+ * @example
+ * ```ts
+ * stepHref({ ok: true, link: "/invoices/7" }); // "#/invoices/7"
+ * stepHref({ ok: true, link: "https://evil.example" }); // undefined
+ * stepHref({ ok: false, link: "/invoices/7" }); // undefined
+ * ```
  */
 export const stepHref = (step: {
   readonly ok?: boolean;

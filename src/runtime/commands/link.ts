@@ -74,7 +74,18 @@ export const parseLink = (
   return { _tag: "Parsed", template: parts };
 };
 
-/** A path inside the app: one leading "/", never "//" or "/\", no whitespace or backslash. */
+/**
+ * Whether `path` is a path inside the app: one leading "/", never "//" or
+ * "/\\", no whitespace, backslash or control character. Links on steps are
+ * followed only when it holds.
+ *
+ * @example
+ * ```ts
+ * isAppPath("/customers/42"); // true
+ * isAppPath("//evil.example"); // false
+ * isAppPath("javascript:alert(1)"); // false
+ * ```
+ */
 export const isAppPath = (path: string): boolean =>
   path.startsWith("/") && !path.startsWith("//") && !/[\s\\]/.test(path) && !/\p{Cc}/u.test(path);
 
