@@ -12,7 +12,16 @@ import { type Parts, panelParts } from "./panelParts.ts";
 import { keySettingsOf } from "./panelSettings.ts";
 import type { AssistantSuggestion } from "./welcome.ts";
 
-/** The element's tag name. */
+/**
+ * The panel element's tag name, `elyra-assistant-panel`: what
+ * `defineAssistantPanel` defines when given no tag of its own.
+ *
+ * @example
+ * ```ts
+ * defineAssistantPanel();
+ * const panel = document.querySelector(PANEL_TAG);
+ * ```
+ */
 export const PANEL_TAG = "elyra-assistant-panel";
 
 // Where there is no DOM (a server importing the entry), the class still loads; it is never defined.

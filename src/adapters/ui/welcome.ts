@@ -39,7 +39,15 @@ export interface AssistantWelcome {
   readonly suggestions?: ReadonlyArray<AssistantSuggestion>;
 }
 
-/** What an empty panel says when the app gives no greeting of its own. */
+/**
+ * What an empty panel says when the app gives no greeting of its own.
+ *
+ * @example
+ * ```ts
+ * const greeting = customer === undefined ? DEFAULT_GREETING : `Hello. Ask me about ${customer.name}.`;
+ * installAssistant(createAssistantStore(assistantClient({ token: "page-token" })), { greeting });
+ * ```
+ */
 export const DEFAULT_GREETING =
   "Hello. Ask me about what you see here, or ask me to do it for you.";
 
