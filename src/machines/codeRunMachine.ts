@@ -17,6 +17,7 @@ import {
 } from "../runtime/prompt/limits.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../runtime/prompt/model.ts";
 
+/** What one pause of code mode starts with: its pending calls, the calls made before, and its cap and deadline. */
 export interface CodeRunInput {
   /** The pending calls of this pause, in order. */
   readonly calls: ReadonlyArray<ToolUseBlock>;
@@ -29,6 +30,7 @@ export interface CodeRunInput {
   readonly deadlineMs?: number;
 }
 
+/** A pause as it runs: the pending calls, the results so far, and its bounds. */
 export interface CodeRunContext {
   readonly calls: ReadonlyArray<ToolUseBlock>;
   readonly results: ReadonlyArray<ToolResultBlock>;
@@ -48,6 +50,18 @@ export type CodeRunOutput =
  * `deadline` delay (answers what is left with errors), or `overCap`. Provide
  * `runCall` (a promise actor resolving to the call's `tool_result`) and, to
  * change it, the `deadline` delay.
+ *
+ * @example
+ * ```ts
+ * import { createActor, fromPromise } from "xstate";
+ *
+ * const machine = codeRunMachine.provide({
+ *   actors: { runCall: fromPromise(async ({ input }) => ({ type: "tool_result", tool_use_id: input.id, content: await run(input) })) },
+ * });
+ * const actor = createActor(machine, { input: { calls: pending, usedBefore: 0 } });
+ * actor.subscribe({ complete: () => answer(actor.getSnapshot().output) }); // { _tag: "Answered", results }
+ * actor.start();
+ * ```
  */
 export const codeRunMachine = setup({
   types: {

@@ -6,6 +6,7 @@
 import { assign, setup } from "xstate";
 import { CONFIRM_TIMEOUT_MS, type ConfirmAnswer } from "../runtime/calls/confirmer.ts";
 
+/** What a confirmation is of: its id, the tool, and the digest of the arguments the user is shown. */
 export interface ConfirmationInput {
   readonly confirmId: string;
   readonly tool: string;
@@ -16,6 +17,7 @@ interface ConfirmationContext extends ConfirmationInput {
   readonly answer: ConfirmAnswer | null;
 }
 
+/** The user's answer to a confirmation. */
 export type ConfirmationEvent = { readonly type: "ANSWER"; readonly accept: boolean };
 
 /**

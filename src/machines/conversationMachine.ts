@@ -24,6 +24,19 @@ export type {
  * `CONFIRMING`/`CONFIRMED` while it waits for the user and `TOOLS_DONE` with
  * one result per call). Every action and guard is named: what each does is in
  * `conversationSetup.ts`.
+ *
+ * @example
+ * ```ts
+ * import { createActor, fromPromise } from "xstate";
+ *
+ * const machine = conversationMachine.provide({
+ *   actors: { callModel: fromPromise(({ input, signal }) => model.step(input, { signal })), runTools },
+ * });
+ * const actor = createActor(machine, { input: { maxSteps: 8, tokenBudget: 200_000 } });
+ * actor.on("log", ({ event }) => store.append(event)); // every TurnStarted, Answered, … to the log
+ * actor.start();
+ * actor.send({ type: "PROMPT", text: "What is overdue?", route: "/invoices", note: null, history: [], tools });
+ * ```
  */
 export const conversationMachine = conversationSetup.createMachine({
   id: "conversation",

@@ -38,6 +38,7 @@ export interface ConversationInput {
   readonly codeCallDeadlineMs?: number;
 }
 
+/** A conversation as it runs: its bounds, the turn and step, the messages and tools of the turn, and what it has spent. */
 export interface ConversationContext {
   readonly maxSteps: number;
   readonly tokenBudget: number;
@@ -61,6 +62,7 @@ export interface ConversationContext {
   readonly codeCallDeadlineMs: number | undefined;
 }
 
+/** What a conversation is told: a prompt, Stop or Reset, and what its tools and confirmations report. */
 export type ConversationEvent =
   | {
       readonly type: "PROMPT";

@@ -30,6 +30,7 @@ export interface CrashRecord {
   readonly error: unknown;
 }
 
+/** The supervisor as it runs: its restart policy, and the windows that crashed lately. */
 export interface SupervisorContext extends SupervisorInput {
   /** Only windows that crashed within the last `restartWindowMs` have a record. */
   readonly crashes: Readonly<Record<string, CrashRecord>>;
@@ -116,12 +117,24 @@ export type GiveUpReason = "tooManyCrashes" | "unreadableLog";
 /**
  * The system id of a window's conversation actor; its id among the
  * supervisor's children is the window's key itself.
+ *
+ * @example
+ * ```ts
+ * const conversation = supervisor.system.get(conversationId("tab-1"));
+ * ```
  */
 export const conversationId = (window: string): string => `conversation:${window}`;
 
 const RECOVERY = "recover:";
 
-/** The id of a window's recovery. */
+/**
+ * The id of a window's recovery.
+ *
+ * @example
+ * ```ts
+ * const recovering = supervisor.getSnapshot().children[recoveryId("tab-1")] !== undefined;
+ * ```
+ */
 export const recoveryId = (window: string): string => `${RECOVERY}${window}`;
 
 /** The window a child's id names. */

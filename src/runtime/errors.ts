@@ -85,7 +85,24 @@ export class InvariantBroken extends Data.TaggedError("InvariantBroken")<{
   }
 }
 
-/** A machine run without an actor it needs: provide it with `machine.provide({ actors })`. */
+/**
+ * A machine run without an actor it needs: provide it with `machine.provide({ actors })`.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from "xstate";
+ *
+ * // Only callModel is provided: the first tool call crashes the actor.
+ * const actor = createActor(conversationMachine.provide({ actors: { callModel } }), {
+ *   input: { maxSteps: 8, tokenBudget: 200_000 },
+ * });
+ * actor.subscribe({
+ *   error: (error) => {
+ *     if (error instanceof ActorNotProvided) console.error(error.message); // names the machine and the actor
+ *   },
+ * });
+ * ```
+ */
 export class ActorNotProvided extends Data.TaggedError("ActorNotProvided")<{
   readonly machine: string;
   readonly actor: string;

@@ -14,7 +14,14 @@ export type { PanelItem, PanelState, ScriptStep, Unconfirmed } from "./panelItem
 /** Claude's code, as the panel shows it. */
 type ScriptItem = Extract<PanelItem, { readonly kind: "script" }>;
 
-/** What a script item shows when its turn ended before the code did. */
+/**
+ * What a script item shows when its turn ended before the code did.
+ *
+ * @example
+ * ```ts
+ * const cut = panel.items.filter((item) => item.kind === "script" && item.output === SCRIPT_CUT_SHORT);
+ * ```
+ */
 export const SCRIPT_CUT_SHORT = "(the turn ended before the code finished)";
 
 type Item = Draft<PanelItem>;

@@ -10,7 +10,14 @@ import { type Projection, projectionOf } from "./projection.ts";
 
 export type { Projection } from "./projection.ts";
 
-/** What ends an answer the user stopped, in the history the model is sent. */
+/**
+ * What ends an answer the user stopped, in the history the model is sent.
+ *
+ * @example
+ * ```ts
+ * const stopped = (text: string) => text.endsWith(STOPPED_MARK);
+ * ```
+ */
 export const STOPPED_MARK = "(stopped by the user)";
 
 // ---------------------------------------------------------------- history

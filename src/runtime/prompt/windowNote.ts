@@ -9,7 +9,14 @@
 import { clip } from "../clip.ts";
 import { argumentJson, quote, quotedBytes, quotedPrefixBytes, utf8Bytes } from "./noteJson.ts";
 
-/** The note's bounds. */
+/**
+ * The note's bounds.
+ *
+ * @example
+ * ```ts
+ * const route = location.pathname.slice(0, NOTE_BOUNDS.route); // what the note would keep of it anyway
+ * ```
+ */
 export const NOTE_BOUNDS = {
   /** The whole note, `<window>` and `</window>` included, in UTF-8 bytes. */
   bytes: 2048,
@@ -52,6 +59,7 @@ export interface NoteSelection {
   readonly route: string | null;
 }
 
+/** What the window note is written from: the window, its route, its live queries and selections, and the tools offered. */
 export interface NoteInput {
   /** The asking window: only its own queries are shown. */
   readonly clientId: string;
