@@ -103,7 +103,16 @@ export {
   testApp,
 } from "./testApp.ts";
 
-/** A rate-limit store whose every take fails, to show the call path fails closed. */
+/**
+ * A rate-limit store whose every take fails, to show the call path fails closed.
+ *
+ * @example
+ * ```ts
+ * const t = testApp(app, { model, user, rateLimits: failingRateLimitStore() });
+ * // A rate-limited command the model calls is refused, not run unlimited.
+ * const turn = await t.assistant().prompt("Send Ada a reminder");
+ * ```
+ */
 export const failingRateLimitStore = (): RateLimitStore => ({
   take: () => {
     throw new Error("rate-limit store unavailable");
