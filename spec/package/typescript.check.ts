@@ -98,8 +98,9 @@ beforeAll(async () => {
     cpSync(join(FIXTURES, "consumer", file), join(dir, file));
   }
   // Every entry package.json exports, whatever the files above use: a new subpath is checked too.
+  // But /machines: its declarations are XState's, which do not check under these flags (decision (x)).
   const every = Object.keys(pkg.exports)
-    .filter((key) => key !== "./package.json")
+    .filter((key) => key !== "./package.json" && key !== "./machines")
     .map((key, i) => `export * as e${i} from "elyra-assistant${key === "." ? "" : key.slice(1)}";`);
   writeFileSync(join(dir, "every-entry.ts"), `${every.join("\n")}\n`);
 });
