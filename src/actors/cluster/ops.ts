@@ -7,6 +7,7 @@
 import { routeOf, selectionProblem } from "../../runtime/log/selection.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import { type AssistantWindow, promptRefused, SelectionRefused } from "../assistantWindow.ts";
+import { againIfNotStarted } from "../log/turnWaiters.ts";
 import type { WindowLog } from "../log/windowLog.ts";
 import type { Reply, Request } from "./messages.ts";
 import { answerAsHolder, type LocalOps, reaches, windowRemote } from "./remote.ts";
@@ -52,10 +53,10 @@ export const writerOps = (deps: {
   return {
     prompt: async (input, options = {}) => {
       await deps.ready();
-      if (remote === undefined) return local.prompt(input, options);
+      if (remote === undefined) return againIfNotStarted(() => local.prompt(input, options));
       const { text, route } = typeof input === "string" ? { text: input, route: null } : input;
       return writer.run(
-        () => local.prompt(input, options),
+        () => againIfNotStarted(() => local.prompt(input, options)),
         (holder) => remote.prompt(holder, { text, route: routeOf(route) }, options.onStarted),
         () => {
           throw unanswered();

@@ -15,6 +15,7 @@ import {
   SelectionRefused,
   WindowOwnerMismatch,
 } from "../assistantWindow.ts";
+import { againIfNotStarted } from "../log/turnWaiters.ts";
 import type { WindowLog } from "../log/windowLog.ts";
 import { type Reply, type Request, refusedReply } from "./messages.ts";
 import type { Routing } from "./routing.ts";
@@ -215,9 +216,11 @@ export const answerAsHolder = async (
           // The lease is kept until the turn ends; the asker hears once it started.
           window
             .asHolder(() =>
-              local.prompt(
-                { text: request.text, route: request.route },
-                { onStarted: (started) => resolve({ _tag: "Started", turn: started }) },
+              againIfNotStarted(() =>
+                local.prompt(
+                  { text: request.text, route: request.route },
+                  { onStarted: (started) => resolve({ _tag: "Started", turn: started }) },
+                ),
               ),
             )
             .then(

@@ -20,6 +20,29 @@ export class TurnNotStarted {
   }
 }
 
+/**
+ * Asks a prompt of the window's own conversation (`ask`), once more when its
+ * turn was refused at a rebuild without having started: an append queued
+ * before its start (the last turn's end, say) was refused, so its own never
+ * reached the store, and the rebuilt conversation has read the log again.
+ * Refused a second time, it rejects with that refusal's error.
+ *
+ * @example
+ * ```ts
+ * const end = await againIfNotStarted(() => local.prompt(input, options));
+ * ```
+ */
+export const againIfNotStarted = async <T>(ask: () => Promise<T>): Promise<T> => {
+  try {
+    return await ask();
+  } catch (error) {
+    if (!(error instanceof TurnNotStarted)) throw error;
+    return ask().catch((again: unknown) => {
+      throw again instanceof TurnNotStarted ? again.error : again;
+    });
+  }
+};
+
 interface Waiter {
   readonly turn: number;
   readonly refuse: (error: unknown) => void;

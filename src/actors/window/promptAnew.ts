@@ -6,8 +6,6 @@
  */
 import type { GiveUpReason } from "../../machines/supervisorMachine.ts";
 import type { AssistantWindow } from "../assistantWindow.ts";
-import type { LocalOps } from "../cluster/remote.ts";
-import { TurnNotStarted } from "../log/turnWaiters.ts";
 
 type Prompt = AssistantWindow["prompt"];
 type PromptOptions = NonNullable<Parameters<Prompt>[1]>;
@@ -45,30 +43,5 @@ export const promptAnew =
         now.error === error;
       if (!anew) throw error;
       return reopen().prompt(input, { ...options, [ANEW]: true } as Marked);
-    }
-  };
-
-/**
- * The window's own `prompt`, asked once more when the conversation was
- * rebuilt before its turn started: an append queued before its start (the
- * last turn's end, say) was refused, so its own never reached the store,
- * and the rebuilt conversation has read the log again. Refused a second
- * time, it rejects with that refusal's error.
- *
- * @example
- * ```ts
- * const local = { prompt: againIfNotStarted(async (input, options) => run(input, options)) };
- * ```
- */
-export const againIfNotStarted =
-  (prompt: LocalOps["prompt"]): LocalOps["prompt"] =>
-  async (input, options) => {
-    try {
-      return await prompt(input, options);
-    } catch (error) {
-      if (!(error instanceof TurnNotStarted)) throw error;
-      return prompt(input, options).catch((again: unknown) => {
-        throw again instanceof TurnNotStarted ? again.error : again;
-      });
     }
   };

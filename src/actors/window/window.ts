@@ -34,7 +34,7 @@ import { modelStep } from "../turn/modelStep.ts";
 import { notWritten } from "../turn/toolRunner.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./deps.ts";
 import { conversationFrom, framedPrompt } from "./framing.ts";
-import { againIfNotStarted, promptAnew } from "./promptAnew.ts";
+import { promptAnew } from "./promptAnew.ts";
 import { windowStream } from "./stream.ts";
 import { windowView } from "./view.ts";
 
@@ -263,7 +263,7 @@ export const openWindow = (
 
   /** What the window does as its own writer: everything, on a store without leases. */
   const local: LocalOps = {
-    prompt: againIfNotStarted(async (input, options) => {
+    prompt: async (input, options) => {
       if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
       const running = await live();
       if (!running.getSnapshot().matches("idle")) {
@@ -281,7 +281,7 @@ export const openWindow = (
       });
       running.send(framed.event);
       return end;
-    }),
+    },
     confirm: async (confirmId, accept, echo) => {
       const broker = confirmations.made();
       if (broker === undefined) return { _tag: "UnknownConfirmation" };
