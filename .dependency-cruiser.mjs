@@ -38,22 +38,22 @@ export default {
       from: { path: "^src/actors/" },
       to: { path: "^src/", pathNot: "^src/(runtime|machines|actors)/" },
     },
-    // The rooms of src/actors, bottom to top: shared, the window's interface
+    // The rooms of src/actors, bottom to top: support, the window's interface
     // (assistantWindow.ts), log, turn, cluster, window, host. A room imports
     // only the rooms below it (docs/architecture.md, Layers).
     {
-      name: "actors-shared-is-the-floor",
+      name: "actors-support-is-the-floor",
       severity: "error",
-      comment: "src/actors/shared holds what every room uses: it imports no other room.",
-      from: { path: "^src/actors/shared/" },
-      to: { path: "^src/actors/", pathNot: "^src/actors/shared/" },
+      comment: "src/actors/support holds what every room uses: it imports no other room.",
+      from: { path: "^src/actors/support/" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/support/" },
     },
     {
-      name: "actors-interface-imports-shared-only",
+      name: "actors-interface-imports-support-only",
       severity: "error",
-      comment: "The window's interface (src/actors/*.ts) is below every room but shared.",
+      comment: "The window's interface (src/actors/*.ts) is below every room but support.",
       from: { path: "^src/actors/[^/]+\\.ts$" },
-      to: { path: "^src/actors/", pathNot: "^src/actors/(shared/|[^/]+\\.ts$)" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/(support/|[^/]+\\.ts$)" },
     },
     {
       name: "actors-log-below-turn",
@@ -65,7 +65,7 @@ export default {
     {
       name: "actors-turn-below-cluster",
       severity: "error",
-      comment: "src/actors/turn runs a turn's actors: it imports the log and shared, never up.",
+      comment: "src/actors/turn runs a turn's actors: it imports the log and support, never up.",
       from: { path: "^src/actors/turn/" },
       to: { path: "^src/actors/(cluster|window|host)/" },
     },

@@ -23,9 +23,9 @@ export {
   StreamsRefused,
   WindowOwnerMismatch,
 } from "./actors/host/host.ts";
-export type { InspectionEvent, InspectObserver } from "./actors/shared/inspection.ts";
-export type { LiveClient, LiveRegistry, LiveResult } from "./actors/shared/liveQueries.ts";
-export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/shared/liveQueries.ts";
+export type { InspectionEvent, InspectObserver } from "./actors/support/inspection.ts";
+export type { LiveClient, LiveRegistry, LiveResult } from "./actors/support/liveQueries.ts";
+export { LiveQueryRefused, MAX_LIVE_QUERIES } from "./actors/support/liveQueries.ts";
 export type {
   AnswerResult,
   ConfirmationAnswer,

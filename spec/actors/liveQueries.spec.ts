@@ -9,7 +9,7 @@ import {
 import { firstValueFrom, type Observable } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
-import { liveQueries, rerunOnWrites } from "../../src/actors/shared/liveQueries.ts";
+import { liveQueries, rerunOnWrites } from "../../src/actors/support/liveQueries.ts";
 import { spyCommands, userOf } from "../fixtures/spyCommands.ts";
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));

@@ -21,7 +21,7 @@ import {
 } from "../../src/actors/host/host.ts";
 import { FEED_PAGE, FEED_PAGE_BYTES } from "../../src/actors/log/feed.ts";
 import { MAX_BEHIND } from "../../src/actors/log/follow.ts";
-import { MAX_LIVE_QUERIES } from "../../src/actors/shared/liveQueries.ts";
+import { MAX_LIVE_QUERIES } from "../../src/actors/support/liveQueries.ts";
 import { MAX_NAME } from "../../src/actors/turn/toolRunner.ts";
 import { MAX_ARGS_TEXT } from "../../src/adapters/mcp/elicitationConfirmer.ts";
 import {

@@ -23,14 +23,14 @@ import { WindowOwnerMismatch } from "../assistantWindow.ts";
 import type { Reply } from "../cluster/messages.ts";
 import { hostRouting } from "../cluster/routing.ts";
 import { STREAM_PREFIX } from "../log/windowLog.ts";
-import type { InspectObserver } from "../shared/inspection.ts";
+import type { InspectObserver } from "../support/inspection.ts";
 import {
   HostFull,
   MAX_STREAMS_PER_USER,
   MAX_STREAMS_PER_WINDOW,
   streamCounts,
-} from "../shared/limits.ts";
-import { type LiveRegistry, liveQueries } from "../shared/liveQueries.ts";
+} from "../support/limits.ts";
+import { type LiveRegistry, liveQueries } from "../support/liveQueries.ts";
 import { type Bindings, hostSupervisor } from "../turn/machines.ts";
 import type { OpenWindow, WindowDeps } from "../window/deps.ts";
 import { type AssistantWindow, openWindow } from "../window/window.ts";
@@ -170,7 +170,7 @@ export {
   MAX_STREAMS_PER_USER,
   MAX_STREAMS_PER_WINDOW,
   StreamsRefused,
-} from "../shared/limits.ts";
+} from "../support/limits.ts";
 
 /**
  * A running host, as `createHost` returns it: the windows it keeps open (one

@@ -22,7 +22,7 @@ import { epochOf } from "../../runtime/log/resumePoint.ts";
 import { LeaseLost, type Writer } from "../../runtime/log/writerLeases.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import type { EventFeed } from "../assistantWindow.ts";
-import { LazyView } from "../shared/lazyView.ts";
+import { LazyView } from "../support/lazyView.ts";
 import { APPEND_BATCH, type Batch, eventAt } from "./appendBatch.ts";
 import { FeedOfLog } from "./feed.ts";
 

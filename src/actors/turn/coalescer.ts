@@ -9,8 +9,8 @@
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import { coalescerMachine } from "../../machines/coalescerMachine.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
-import type { InspectObserver } from "../shared/inspection.ts";
-import { stopActor } from "../shared/stopActor.ts";
+import type { InspectObserver } from "../support/inspection.ts";
+import { stopActor } from "../support/stopActor.ts";
 
 /** Who is told what gathered: the step, the text, and the script whose code it is (none for an answer's text). */
 export type CoalescerTell = (step: number, text: string, toolId?: string) => void;

@@ -12,8 +12,8 @@ import {
 } from "../../runtime/calls/confirmer.ts";
 import { editWithin } from "../../runtime/commands/confirmation.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
-import type { InspectObserver } from "../shared/inspection.ts";
-import { stopActor } from "../shared/stopActor.ts";
+import type { InspectObserver } from "../support/inspection.ts";
+import { stopActor } from "../support/stopActor.ts";
 
 /** An answer from the app's dialog. */
 export interface ConfirmationAnswer extends ConfirmEcho {

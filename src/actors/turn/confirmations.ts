@@ -6,7 +6,7 @@
 import type { AnyActorRef } from "xstate";
 import type { UnstampedEvent } from "../../runtime/log/events.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
-import type { InspectObserver } from "../shared/inspection.ts";
+import type { InspectObserver } from "../support/inspection.ts";
 import { type ConfirmationBroker, confirmationBroker } from "./confirmationBroker.ts";
 
 export interface WindowConfirmations {

@@ -10,7 +10,7 @@ import type { CallModelInput } from "../../machines/conversationMachine.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { UnstampedEvent } from "../../runtime/log/events.ts";
 import { type Model, type ModelResponse, textOf } from "../../runtime/prompt/model.ts";
-import { endSpan, startSpan } from "../shared/tracing.ts";
+import { endSpan, startSpan } from "../support/tracing.ts";
 import type { Coalescer } from "./coalescer.ts";
 
 /** What a window's model step reads of its window. */

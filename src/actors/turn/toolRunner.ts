@@ -15,7 +15,7 @@ import type { Caller, User } from "../../runtime/commands/origin.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../../runtime/prompt/model.ts";
 import { promptRefused } from "../assistantWindow.ts";
 import type { Unstamped } from "../log/windowLog.ts";
-import { endSpan, startSpan } from "../shared/tracing.ts";
+import { endSpan, startSpan } from "../support/tracing.ts";
 
 /** What the tool runner needs from its window, read at each call (abilities can change mid-turn). */
 export interface ToolRunnerWindow {

@@ -15,9 +15,9 @@ import type { Model } from "../../runtime/prompt/model.ts";
 import type { AssistantWindow } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import type { Routing } from "../cluster/routing.ts";
-import type { InspectObserver } from "../shared/inspection.ts";
-import type { StreamCounts } from "../shared/limits.ts";
-import type { LiveRegistry } from "../shared/liveQueries.ts";
+import type { InspectObserver } from "../support/inspection.ts";
+import type { StreamCounts } from "../support/limits.ts";
+import type { LiveRegistry } from "../support/liveQueries.ts";
 import type { Bindings, hostSupervisor } from "../turn/machines.ts";
 
 /**

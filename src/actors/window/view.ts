@@ -9,8 +9,8 @@ import type { GiveUpReason } from "../../machines/supervisorMachine.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import { eventsOf, followLog, MAX_BEHIND } from "../log/follow.ts";
 import type { WindowLog } from "../log/windowLog.ts";
-import { type StreamCounts, StreamsRefused } from "../shared/limits.ts";
-import type { LiveRegistry } from "../shared/liveQueries.ts";
+import { type StreamCounts, StreamsRefused } from "../support/limits.ts";
+import type { LiveRegistry } from "../support/liveQueries.ts";
 import type { OpenWindow } from "./deps.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;

@@ -5,7 +5,7 @@
  */
 import { Data } from "effect";
 import { HostFull, StreamsRefused, WindowOwnerMismatch } from "../../actors/host/host.ts";
-import { LiveQueryRefused } from "../../actors/shared/liveQueries.ts";
+import { LiveQueryRefused } from "../../actors/support/liveQueries.ts";
 import { PromptRefused, SelectionRefused } from "../../actors/window/window.ts";
 import type { BodyProblem } from "../web/body.ts";
 import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
