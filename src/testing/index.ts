@@ -30,6 +30,13 @@ export {
   checkCallPath,
   type ExpectedEnding,
 } from "./checkCallPath.ts";
+export {
+  CODE_TOOL,
+  type CodeRunScript,
+  codeCalls,
+  codeFinished,
+  codeRuns,
+} from "./codeScript.ts";
 export { answeringConfirmer, editingConfirmer, silentConfirmer } from "./confirmers.ts";
 export { countingIds } from "./countingIds.ts";
 export {
@@ -64,11 +71,6 @@ export {
 } from "./faultyStore.ts";
 export { type MayRun, type MayRunCall, type MayRunOptions, mayRun } from "./mayRun.ts";
 export {
-  CODE_TOOL,
-  type CodeRunScript,
-  codeCalls,
-  codeFinished,
-  codeRuns,
   fails,
   isFailure,
   overloaded,

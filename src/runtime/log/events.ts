@@ -7,6 +7,10 @@
  */
 import { Schema } from "effect";
 import { EditableField } from "../commands/fields.ts";
+import { base, Int } from "./eventBase.ts";
+import { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting } from "./scriptEvents.ts";
+
+export { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting };
 
 /**
  * The version of the event protocol a window speaks. It grows by adding: a
@@ -19,11 +23,6 @@ import { EditableField } from "../commands/fields.ts";
  * ```
  */
 export const PROTOCOL_VERSION = 1;
-
-const Int = Schema.Int.pipe(Schema.nonNegative());
-
-/** Fields every event has: its place in the stream, when, and which turn (0 outside any turn). */
-const base = { seq: Schema.Int.pipe(Schema.positive()), at: Schema.Number, turn: Int };
 
 const Caller = Schema.Union(
   Schema.Struct({ type: Schema.Literal("direct") }),
@@ -216,66 +215,6 @@ export const ConfirmAnswered = Schema.TaggedStruct("ConfirmAnswered", {
    * was recorded: a reader then knows only that they changed.
    */
   args: Schema.optional(Schema.Unknown),
-});
-/**
- * Claude's code started in the code execution sandbox: `toolId` is its `server_tool_use` id.
- *
- * @example
- * ```ts
- * import { Schema } from "effect";
- *
- * if (Schema.is(ScriptStarted)(e)) codeElement.textContent = e.code;
- * ```
- */
-export const ScriptStarted = Schema.TaggedStruct("ScriptStarted", {
-  ...base,
-  toolId: Schema.String,
-  code: Schema.String,
-});
-/**
- * Code mode, streamed: Claude began writing the code of code execution
- * `toolId` (its block started). Its code follows in `ScriptCodeDelta`s, then
- * whole in `ScriptStarted` once the step ends.
- *
- * @example
- * ```ts
- * const writing = ScriptWriting.make({ seq: 12, at: Date.now(), turn: 4, toolId: "srvtoolu_01" });
- * ```
- */
-export const ScriptWriting = Schema.TaggedStruct("ScriptWriting", {
-  ...base,
-  toolId: Schema.String,
-});
-/**
- * More of the code of `toolId` as it is written, gathered like text (at most one per 50 ms). For display only.
- *
- * @example
- * ```ts
- * import { Schema } from "effect";
- *
- * const code = events.filter(Schema.is(ScriptCodeDelta)).map((e) => e.code).join("");
- * ```
- */
-export const ScriptCodeDelta = Schema.TaggedStruct("ScriptCodeDelta", {
-  ...base,
-  toolId: Schema.String,
-  code: Schema.String,
-});
-/**
- * The code ended: what it printed (stdout, stderr, a failing exit code) and how many calls it made.
- *
- * @example
- * ```ts
- * import { Schema } from "effect";
- *
- * if (Schema.is(ScriptFinished)(e)) console.log(`${e.calls} calls`, e.output);
- * ```
- */
-export const ScriptFinished = Schema.TaggedStruct("ScriptFinished", {
-  ...base,
-  toolId: Schema.String,
-  output: Schema.String,
-  calls: Int,
 });
 /**
  * The turn ended with the model's answer: its whole `text`, what the
