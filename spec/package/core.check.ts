@@ -16,6 +16,7 @@ import {
   megabytes,
   NODE22_DIR,
   npmInstall,
+  OPTIONAL_PEERS,
   type Ran,
   spawned,
 } from "./project.ts";
@@ -81,22 +82,14 @@ describe("core only: npm install elyra-assistant effect", () => {
       string,
       { exports?: number; error?: string; tag?: string }
     >;
-    const peers: Record<string, string> = {
-      "/sqlite": "better-sqlite3",
-      "/redis": "ioredis",
-      "/postgres": "pg",
-      "/mcp": "@modelcontextprotocol/sdk",
-      "/anthropic": "@anthropic-ai/sdk",
-      "/react": "react",
-    };
     // Every entry package.json exports is imported; those without an optional peer load.
     expect(Object.keys(results)).toHaveLength(Object.keys(pkg.exports).length - 1);
     for (const entry of Object.keys(results))
-      if (peers[entry.slice("elyra-assistant".length)] === undefined)
+      if (OPTIONAL_PEERS[entry.slice("elyra-assistant".length)] === undefined)
         expect(results[entry]?.exports, entry).toBeGreaterThan(0);
     // The prebuilt browser module exports what the browser entry does.
     expect(results["elyra-assistant/ui/bundle.js"]).toEqual(results["elyra-assistant/ui"]);
-    for (const [entry, peer] of Object.entries(peers)) {
+    for (const [entry, peer] of Object.entries(OPTIONAL_PEERS)) {
       expect(results[`elyra-assistant${entry}`]).toEqual({
         error: `elyra-assistant${entry} needs the package ${peer}, which is not installed: install it beside elyra-assistant (npm install ${peer}).`,
         tag: "MissingPeerDependency",

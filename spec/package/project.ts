@@ -12,6 +12,16 @@ export const REPO = join(import.meta.dirname, "..", "..");
 /** The check's own tools, installed from spec/package/tools/package-lock.json. */
 export const TOOLS = join(REPO, "spec", "package", "tools");
 export const FIXTURES = join(import.meta.dirname, "fixtures");
+
+/** The entry points that need an optional peer, by subpath, with the package each needs. */
+export const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
+  "/sqlite": "better-sqlite3",
+  "/redis": "ioredis",
+  "/postgres": "pg",
+  "/mcp": "@modelcontextprotocol/sdk",
+  "/anthropic": "@anthropic-ai/sdk",
+  "/react": "react",
+};
 /** Where each check appends a figure, one JSON line each; the setup prints them at the end. */
 export const FIGURES_FILE = join(tmpdir(), "elyra-package-figures.jsonl");
 
