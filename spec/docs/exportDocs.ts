@@ -4,7 +4,7 @@
  * samples compiled against the entry points as a user would write them.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import ts from "typescript";
 
 const REPO = join(import.meta.dirname, "../..");
@@ -42,9 +42,13 @@ export interface ExportDoc {
   readonly examples: ReadonlyArray<string>;
 }
 
+let compilerOptions: ts.CompilerOptions | undefined;
+/** tsconfig.json's options, read once. */
 const options = (): ts.CompilerOptions => {
+  if (compilerOptions !== undefined) return compilerOptions;
   const config = ts.readConfigFile(join(REPO, "tsconfig.json"), ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, REPO).options;
+  compilerOptions = ts.parseJsonConfigFileContent(config.config, ts.sys, REPO).options;
+  return compilerOptions;
 };
 
 const samplesOf = (text: string): string[] =>
@@ -217,5 +221,3 @@ export const compileSamples = (docs: ReadonlyArray<ExportDoc>): SampleProblem[] 
   }
   return problems;
 };
-
-export { dirname };
