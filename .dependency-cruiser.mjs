@@ -2,10 +2,13 @@
  * The layers of src/, as docs/architecture.md draws them, checked by
  * `npm run lint` (dependency-cruiser). Each layer depends only on the layers
  * below it: runtime ← machines ← actors ← adapters (← cli, testing, the
- * entry points); inside actors, its rooms do so too. An adapter never imports another, except the shared web/
+ * entry points, src/<subpath>.ts, each held to the rules of the folder it
+ * re-exports); inside actors, its rooms do so too. An adapter never imports another, except the shared web/
  * toolkit; nothing imports in a circle.
  */
 const ADAPTER = "^src/adapters/([^/]+)/";
+/** The prebuilt browser module's source, which only re-exports the ui entry. */
+const UI_BUNDLE = "^src/adapters/ui/bundle\\.ts$";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -27,8 +30,9 @@ export default {
     {
       name: "machines-import-only-runtime",
       severity: "error",
-      comment: "src/machines holds XState machines without I/O: they import runtime only.",
-      from: { path: "^src/machines/" },
+      comment:
+        "src/machines holds XState machines without I/O: they import runtime only; so does their entry, src/machines.ts.",
+      from: { path: "^src/machines(/|\\.ts$)" },
       to: { path: "^src/", pathNot: "^src/(runtime|machines)/" },
     },
     {
@@ -89,7 +93,7 @@ export default {
       severity: "error",
       comment:
         "An adapter translates at the edge: it imports runtime, machines and actors, its own folder and the shared web/ toolkit.",
-      from: { path: ADAPTER, pathNot: "^src/adapters/react/" },
+      from: { path: ADAPTER, pathNot: ["^src/adapters/react/", UI_BUNDLE] },
       to: {
         path: "^src/",
         pathNot: [
@@ -101,17 +105,41 @@ export default {
       },
     },
     {
+      name: "adapter-entry-imports-its-adapter",
+      severity: "error",
+      comment:
+        "An adapter's entry (src/http.ts for src/adapters/http, …) imports what its adapter may: runtime, machines, actors, that adapter's folder and the shared web/ toolkit.",
+      from: { path: "^src/(http|proxy|mcp|ui)\\.ts$" },
+      to: {
+        path: "^src/",
+        pathNot: [
+          "^src/(runtime|machines|actors)/",
+          "^src/adapters/$1/",
+          "^src/adapters/web/",
+          "^src/adapters/peer\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "ui-bundle-is-the-ui-entry",
+      severity: "error",
+      comment:
+        "src/adapters/ui/bundle.ts is elyra-assistant/ui prebuilt: it imports the ui entry (src/ui.ts) and nothing else of ours.",
+      from: { path: UI_BUNDLE },
+      to: { path: "^src/", pathNot: "^src/ui\\.ts$" },
+    },
+    {
       name: "react-binds-the-browser-store",
       severity: "error",
       comment:
-        "src/adapters/react is the browser store (ui/) as hooks: it imports what an adapter may and ui's modules, never ui's entry, which defines the panel element as it loads.",
-      from: { path: "^src/adapters/react/" },
+        "src/adapters/react and its entry (src/react.ts) are the browser store (ui/) as hooks: they import what an adapter may and ui's modules, never ui's entry (src/ui.ts), which defines the panel element as it loads.",
+      from: { path: "^src/(adapters/react/|react\\.ts$)" },
       to: {
         path: "^src/",
         pathNot: [
           "^src/(runtime|machines|actors)/",
           "^src/adapters/(react|web)/",
-          "^src/adapters/ui/(?!index\\.ts$)",
+          "^src/adapters/ui/(?!bundle\\.ts$)",
           "^src/adapters/peer\\.ts$",
         ],
       },
@@ -126,8 +154,9 @@ export default {
     {
       name: "testing-is-a-user-of-the-core",
       severity: "error",
-      comment: "src/testing ships to users: in-memory twins built on runtime, machines and actors.",
-      from: { path: "^src/testing/" },
+      comment:
+        "src/testing ships to users: in-memory twins built on runtime, machines and actors; its entry, src/testing.ts, imports the same.",
+      from: { path: "^src/testing(/|\\.ts$)" },
       to: { path: "^src/", pathNot: "^src/(runtime|machines|actors|testing)/" },
     },
     {
@@ -141,8 +170,8 @@ export default {
       name: "browser-entry-has-no-node",
       severity: "error",
       comment:
-        "The browser code (src/adapters/ui, src/adapters/react) runs in a page: no Node built-ins.",
-      from: { path: "^src/adapters/(ui|react)/" },
+        "The browser code (src/adapters/ui, src/adapters/react and their entries src/ui.ts, src/react.ts) runs in a page: no Node built-ins.",
+      from: { path: "^src/(adapters/(ui|react)/|(ui|react)\\.ts$)" },
       to: { dependencyTypes: ["core"] },
     },
   ],

@@ -30,9 +30,7 @@ if (typeof gc !== "function") throw new Error("run with node --expose-gc");
 
 const lib = mode === "dist" ? await import("../dist/index.js") : await import("../src/index.ts");
 const testing =
-  mode === "dist"
-    ? await import("../dist/testing/index.js")
-    : await import("../src/testing/index.ts");
+  mode === "dist" ? await import("../dist/testing.js") : await import("../src/testing.ts");
 const { createApp, createHost } = lib;
 const { memoryStore, responseOf } = testing;
 

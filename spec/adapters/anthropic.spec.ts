@@ -17,7 +17,7 @@ import {
   says,
   standInMessagesApi,
   toolCall,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 
 const request: ModelRequest = {
   model: "claude-sonnet-5-5",

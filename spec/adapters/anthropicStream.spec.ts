@@ -21,7 +21,7 @@ import {
   standInMessagesApi,
   toolCall,
   type WireStreamEvent,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 
 const request: ModelRequest = {
   model: "claude-sonnet-5-5",

@@ -18,7 +18,7 @@ import {
   type StandInMessagesApi,
   standInMessagesApi,
   type WireStreamEvent,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 
 const request: ModelRequest = {
   model: "claude-sonnet-5-5",

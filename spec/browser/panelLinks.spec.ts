@@ -69,7 +69,7 @@ let url: string;
 beforeAll(async () => {
   if (!haveChromium) return;
   const entry = `
-    import { assistantClient, createAssistantStore, defineAssistantPanel } from ${JSON.stringify(fileURLToPath(new URL("../../src/adapters/ui/index.ts", import.meta.url)))};
+    import { assistantClient, createAssistantStore, defineAssistantPanel } from ${JSON.stringify(fileURLToPath(new URL("../../src/ui.ts", import.meta.url)))};
     defineAssistantPanel();
     const store = createAssistantStore(assistantClient({ token: "t", clientId: "c" }), { open: true });
     document.querySelector("elyra-assistant-panel").store = store;

@@ -32,7 +32,7 @@ import {
   standInMessagesApi,
   toMessage,
   toStreamEvents,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 import { runs, timeoutFor } from "./runs.ts";
 import { wireDouble, wireJsonValue } from "./wire.ts";
 

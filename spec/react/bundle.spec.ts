@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 describe("elyra-assistant/react in a browser bundle", () => {
   it("keeps effect out of the entry's chunk, and the panel and Node out of all", async () => {
     const result = await build({
-      entryPoints: ["src/adapters/react/index.ts"],
+      entryPoints: ["src/react.ts"],
       bundle: true,
       splitting: true,
       outdir: "react-bundle",
@@ -24,11 +24,11 @@ describe("elyra-assistant/react in a browser bundle", () => {
     });
     expect(result.errors).toEqual([]);
     const outputs = Object.values(result.metafile.outputs);
-    const entry = outputs.find((o) => o.entryPoint === "src/adapters/react/index.ts");
+    const entry = outputs.find((o) => o.entryPoint === "src/react.ts");
     const inputsOf = (o: (typeof outputs)[number]) => Object.keys(o.inputs);
     expect(inputsOf(entry!).filter((path) => path.includes("node_modules/effect/"))).toEqual([]);
     const all = outputs.flatMap(inputsOf);
-    expect(all.filter((path) => /(^|\/)node:|ui\/(index|panel)\.ts$/.test(path))).toEqual([]);
+    expect(all.filter((path) => /(^|\/)node:|^src\/ui\.ts$|ui\/panel\.ts$/.test(path))).toEqual([]);
     // The sentence is still there, behind a dynamic import.
     expect(all).toContain("src/adapters/peer.ts");
     expect(entry!.bytes).toBeLessThan(40_000);

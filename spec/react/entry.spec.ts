@@ -27,7 +27,7 @@ describe("elyra-assistant/react", () => {
   });
 
   it("without react, fails on import saying which package to install", async () => {
-    const script = `import(${JSON.stringify(join(repo, "src/adapters/react/index.ts"))}).then(
+    const script = `import(${JSON.stringify(join(repo, "src/react.ts"))}).then(
       () => console.log("loaded"),
       (error) => console.log(JSON.stringify({ tag: error._tag, message: error.message })),
     );`;

@@ -10,7 +10,7 @@ import {
   standInMessagesApi,
   toMessage,
   toolCall,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 
 const headers = {
   "content-type": "application/json",

@@ -16,7 +16,7 @@ import {
   toMessage,
   toolCall,
   toStreamEvents,
-} from "../../src/testing/index.ts";
+} from "../../src/testing.ts";
 
 const headers = {
   "content-type": "application/json",

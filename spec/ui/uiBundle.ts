@@ -3,7 +3,7 @@ import { build } from "esbuild";
 
 export const buildUiBundle = () =>
   build({
-    entryPoints: ["src/adapters/ui/index.ts"],
+    entryPoints: ["src/ui.ts"],
     bundle: true,
     platform: "browser",
     format: "esm",

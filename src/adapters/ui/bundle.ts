@@ -9,4 +9,4 @@
  *
  * @packageDocumentation
  */
-export * from "./index.ts";
+export * from "../../ui.ts";

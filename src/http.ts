@@ -6,7 +6,6 @@
  * @packageDocumentation
  */
 
-export { type NodeListenerOptions, toNodeListener } from "../web/node.ts";
 export {
   API_KEY_PATTERN,
   BASE_PATH,
@@ -32,10 +31,11 @@ export {
   START_OVER_EVENT,
   TOKEN_HEADER,
   type ToolInfo,
-} from "./contract.ts";
+} from "./adapters/http/contract.ts";
 export {
   type AssistantHttpOptions,
   assistantHttp,
   type FetchHandler,
   type SourceOfUsers,
-} from "./handler.ts";
+} from "./adapters/http/handler.ts";
+export { type NodeListenerOptions, toNodeListener } from "./adapters/web/node.ts";

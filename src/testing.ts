@@ -4,41 +4,41 @@
  *
  * @packageDocumentation
  */
-import type { RateLimitStore } from "../runtime/calls/rateLimit.ts";
+import type { RateLimitStore } from "./runtime/calls/rateLimit.ts";
 
-export { confirmationBroker } from "../actors/turn/confirmationBroker.ts";
-export { memoryRateLimitStore } from "../runtime/calls/rateLimit.ts";
+export { confirmationBroker } from "./actors/turn/confirmationBroker.ts";
+export { memoryRateLimitStore } from "./runtime/calls/rateLimit.ts";
 export {
   type MemoryLeases,
   memoryLeases,
   memoryStore,
   type SharedMemory,
   type SharedMemoryStore,
-} from "../runtime/log/memoryStore.ts";
-export { memorySecrets } from "../runtime/ports/secrets.ts";
-export { memoryUsageStore } from "../runtime/ports/usageStore.ts";
+} from "./runtime/log/memoryStore.ts";
+export { memorySecrets } from "./runtime/ports/secrets.ts";
+export { memoryUsageStore } from "./runtime/ports/usageStore.ts";
 export {
   type AppUser,
   toolCallsOf,
   type UsersOptions,
   usersOf,
-} from "./appArbitraries.ts";
-export { argumentsOf, invalidArgumentsOf, type SentArguments } from "./arguments.ts";
+} from "./testing/appArbitraries.ts";
+export { argumentsOf, invalidArgumentsOf, type SentArguments } from "./testing/arguments.ts";
 export {
   type CallPathReport,
   type CheckCallPathOptions,
   checkCallPath,
   type ExpectedEnding,
-} from "./checkCallPath.ts";
+} from "./testing/checkCallPath.ts";
 export {
   CODE_TOOL,
   type CodeRunScript,
   codeCalls,
   codeFinished,
   codeRuns,
-} from "./codeScript.ts";
-export { answeringConfirmer, editingConfirmer, silentConfirmer } from "./confirmers.ts";
-export { countingIds } from "./countingIds.ts";
+} from "./testing/codeScript.ts";
+export { answeringConfirmer, editingConfirmer, silentConfirmer } from "./testing/confirmers.ts";
+export { countingIds } from "./testing/countingIds.ts";
 export {
   type FakeModel,
   type FakeModelOptions,
@@ -46,7 +46,7 @@ export {
   fakeModel,
   responseOf,
   wordsOf,
-} from "./fakeModel.ts";
+} from "./testing/fakeModel.ts";
 export {
   type FaultyModel,
   faultyModel,
@@ -54,7 +54,7 @@ export {
   type ModelFault,
   type ModelFaultPlan,
   type ModelStepInfo,
-} from "./faultyModel.ts";
+} from "./testing/faultyModel.ts";
 export {
   type FaultRates,
   type FaultyStore,
@@ -68,8 +68,8 @@ export {
   type StoreOp,
   type StoreOpKind,
   StoreUnavailable,
-} from "./faultyStore.ts";
-export { type MayRun, type MayRunCall, type MayRunOptions, mayRun } from "./mayRun.ts";
+} from "./testing/faultyStore.ts";
+export { type MayRun, type MayRunCall, type MayRunOptions, mayRun } from "./testing/mayRun.ts";
 export {
   fails,
   isFailure,
@@ -87,15 +87,15 @@ export {
   toolCall,
   type WireError,
   type WireMessage,
-} from "./script.ts";
-export { type SimulatedClock, simulatedClock } from "./simulatedClock.ts";
+} from "./testing/script.ts";
+export { type SimulatedClock, simulatedClock } from "./testing/simulatedClock.ts";
 export {
   type StandInMessagesApi,
   type StandInOptions,
   type StandInRequest,
   standInMessagesApi,
-} from "./standInMessagesApi.ts";
-export { encodeEvent, toStreamEvents, type WireStreamEvent } from "./streamEvents.ts";
+} from "./testing/standInMessagesApi.ts";
+export { encodeEvent, toStreamEvents, type WireStreamEvent } from "./testing/streamEvents.ts";
 export {
   type ConfirmRule,
   type Ran,
@@ -103,7 +103,7 @@ export {
   type TestAssistant,
   type TestTurn,
   testApp,
-} from "./testApp.ts";
+} from "./testing/testApp.ts";
 
 /**
  * A rate-limit store whose every take fails, to show the call path fails closed.

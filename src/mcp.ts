@@ -7,19 +7,19 @@
  * @packageDocumentation
  */
 
-export { McpConfigError } from "./errors.ts";
+export { McpConfigError } from "./adapters/mcp/errors.ts";
 export {
   type McpHttpHandler,
   type McpHttpOptions,
   mcpHttp,
-} from "./http.ts";
+} from "./adapters/mcp/http.ts";
 export {
   MCP_MAX_MESSAGE_BYTES,
   MCP_MAX_MESSAGE_VALUES,
   MCP_SESSION_IDLE_MS,
   MCP_SESSIONS_MAX,
   MCP_SESSIONS_PER_USER,
-} from "./limits.ts";
-export { cannotConfirmText } from "./results.ts";
-export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./server.ts";
-export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./stdio.ts";
+} from "./adapters/mcp/limits.ts";
+export { cannotConfirmText } from "./adapters/mcp/results.ts";
+export { type McpServerOptions, mcpServer, notifyToolsChanged } from "./adapters/mcp/server.ts";
+export { type McpStdio, type McpStdioOptions, serveMcpStdio } from "./adapters/mcp/stdio.ts";
