@@ -102,8 +102,7 @@ const play = async (
     modelName: "claude-test",
     maxTokensPerStep: 1024,
     user: () => ({ name: "Ada" }) as unknown as User,
-    system: () => "",
-    trace: () => undefined,
+    framed: () => undefined,
     text: stream,
     record,
   });

@@ -87,26 +87,8 @@ const initialContext: WindowContext = {
   generation: 0,
 };
 
-/**
- * Two regions. `lifecycle`: `opening → serving.{idle ⇄ inTurn}`, `serving →
- * recovering → serving` at each crash, `givenUp` when the supervisor gives
- * the window up, and `closing → closed` (final) from any of them. A `PROMPT`
- * is taken only in `serving.idle`. `lease`: `free → held → free` as this host
- * takes and gives back the window's lease, `lost` when another host took it
- * over (a store without leases stays `free`).
- *
- * @example
- * ```ts
- * import { initialTransition, transition } from "xstate";
- * import { windowMachine } from "elyra-assistant/machines";
- *
- * let [window] = initialTransition(windowMachine);
- * [window] = transition(windowMachine, window, { type: "STARTED", conversation });
- * [window] = transition(windowMachine, window, { type: "PROMPT", system, offered, route: null });
- * window.matches({ lifecycle: { serving: "inTurn" } }); // true
- * ```
- */
-export const windowMachine = setup({
+/** The window machine's types and named actions, set up once. */
+const windowSetup = setup({
   types: { context: {} as WindowContext, events: {} as WindowEvent },
   actions: {
     bindConversation: assign({
@@ -139,7 +121,44 @@ export const windowMachine = setup({
     }),
     letGo: assign({ conversation: undefined, turn: undefined }),
   },
-}).createMachine({
+});
+
+/** Opening and recovering wait alike for a conversation: one set of handlers serves both. */
+const starting = windowSetup.createStateConfig({
+  on: {
+    STARTED: {
+      target: "#window.lifecycle.serving",
+      actions: { type: "bindConversation", params: ({ event }) => event },
+    },
+    GAVE_UP: {
+      target: "#window.lifecycle.givenUp",
+      actions: { type: "rememberFailure", params: ({ event }) => event },
+    },
+    FAULTED: { actions: { type: "rememberFault", params: ({ event }) => event } },
+    CLOSE: "#window.lifecycle.closing",
+  },
+}).on;
+
+/**
+ * Two regions. `lifecycle`: `opening → serving.{idle ⇄ inTurn}`, `serving →
+ * recovering → serving` at each crash, `givenUp` when the supervisor gives
+ * the window up, and `closing → closed` (final) from any of them. A `PROMPT`
+ * is taken only in `serving.idle`. `lease`: `free → held → free` as this host
+ * takes and gives back the window's lease, `lost` when another host took it
+ * over (a store without leases stays `free`).
+ *
+ * @example
+ * ```ts
+ * import { initialTransition, transition } from "xstate";
+ * import { windowMachine } from "elyra-assistant/machines";
+ *
+ * let [window] = initialTransition(windowMachine);
+ * [window] = transition(windowMachine, window, { type: "STARTED", conversation });
+ * [window] = transition(windowMachine, window, { type: "PROMPT", system, offered, route: null });
+ * window.matches({ lifecycle: { serving: "inTurn" } }); // true
+ * ```
+ */
+export const windowMachine = windowSetup.createMachine({
   id: "window",
   context: initialContext,
   type: "parallel",
@@ -147,20 +166,7 @@ export const windowMachine = setup({
     lifecycle: {
       initial: "opening",
       states: {
-        opening: {
-          on: {
-            STARTED: {
-              target: "serving",
-              actions: { type: "bindConversation", params: ({ event }) => event },
-            },
-            GAVE_UP: {
-              target: "givenUp",
-              actions: { type: "rememberFailure", params: ({ event }) => event },
-            },
-            FAULTED: { actions: { type: "rememberFault", params: ({ event }) => event } },
-            CLOSE: "closing",
-          },
-        },
+        opening: { on: starting },
         serving: {
           initial: "idle",
           on: {
@@ -186,20 +192,8 @@ export const windowMachine = setup({
             inTurn: { on: { TURN_ENDED: "idle" } },
           },
         },
-        recovering: {
-          on: {
-            STARTED: {
-              target: "serving",
-              actions: { type: "bindConversation", params: ({ event }) => event },
-            },
-            GAVE_UP: {
-              target: "givenUp",
-              actions: { type: "rememberFailure", params: ({ event }) => event },
-            },
-            FAULTED: { actions: { type: "rememberFault", params: ({ event }) => event } },
-            CLOSE: "closing",
-          },
-        },
+        // Its conversation is rebuilt: as when it opens.
+        recovering: { on: starting },
         givenUp: { on: { CLOSE: "closing" } },
         closing: { on: { CLOSED: "closed" } },
         closed: { type: "final" },

@@ -12,7 +12,7 @@ import { INTERRUPTED } from "../../runtime/prompt/limits.ts";
 import { WindowOwnerMismatch } from "../assistantWindow.ts";
 import type { WindowLog } from "../log/windowLog.ts";
 import type { Routing } from "./routing.ts";
-import { type WindowWriter, windowWriter } from "./writer.ts";
+import { type LeaseChange, type WindowWriter, windowWriter } from "./writer.ts";
 
 type Conversation = ActorRefFrom<typeof conversationMachine>;
 
@@ -48,6 +48,8 @@ export const windowLease = (w: {
   readonly ownerSeen: () => void;
   /** The fault the conversation is ended with, kept for the prompts it refuses. */
   readonly faulted: (error: unknown) => void;
+  /** Told as this host takes the lease, gives it back, or learns it lost it. */
+  readonly leaseChanged: (event: LeaseChange) => void;
 }): WindowLease => {
   const { log } = w;
   const quiet = () => {
@@ -77,6 +79,7 @@ export const windowLease = (w: {
       });
     },
     onLost: () => lostLease(),
+    leaseChanged: w.leaseChanged,
   });
   // Another host writes the window now, though this one thought it did: what runs here (a turn,
   // a question waiting) ends unwritten, as after a refused append, and the conversation is

@@ -10,6 +10,9 @@
 import type { Writer } from "../../runtime/log/writerLeases.ts";
 import type { Routing } from "./routing.ts";
 
+/** What changed of this host's lease on the window. */
+export type LeaseChange = "LEASE_TAKEN" | "LEASE_RELEASED" | "LEASE_LOST";
+
 /** A remote's answer meaning "that host no longer writes the window": take the lease, or ask again. */
 export const TRY_AGAIN: unique symbol = Symbol("tryAgain");
 
@@ -105,6 +108,8 @@ export const windowWriter = (deps: {
    * is ready again (rebuilt from the log).
    */
   readonly onLost: () => Promise<void>;
+  /** Told as this host takes the lease, gives it back, or learns it lost it: the window machine's lease region. */
+  readonly leaseChanged?: (event: LeaseChange) => void;
 }): WindowWriter => {
   const routing = deps.routing;
   // On a store of one process, one writer serves every window: idle windows hold no closures.
@@ -131,6 +136,7 @@ export const windowWriter = (deps: {
         const again = await routing.leases.acquire(deps.stream, routing.hostId);
         if (again._tag === "Taken" && again.token === held.token) return undefined;
         writer = undefined;
+        deps.leaseChanged?.("LEASE_LOST");
         if (again._tag === "Taken")
           await routing.leases
             .release(deps.stream, { holder: routing.hostId, token: again.token })
@@ -146,6 +152,7 @@ export const windowWriter = (deps: {
       try {
         await deps.onTaken(taken, taking.lastSeq);
         readUnder = taken;
+        deps.leaseChanged?.("LEASE_TAKEN");
       } catch (error) {
         // Not caught up, so not the writer: given back, and the op fails with the reason.
         writer = undefined;
@@ -162,11 +169,14 @@ export const windowWriter = (deps: {
       const held = writer;
       if (held === undefined || ops > 0 || !deps.idle()) return;
       writer = undefined;
+      deps.leaseChanged?.("LEASE_RELEASED");
       await routing.leases.release(deps.stream, held).catch(() => {
         // Not given back (its answer lost, a killed backend): the store may still have this host
         // as the holder, alive, so it still writes the window for the hosts that ask it, and
         // gives the lease back after their next op. A later taking asks the store whether it holds.
-        if (writer === undefined) writer = held;
+        if (writer !== undefined) return;
+        writer = held;
+        deps.leaseChanged?.("LEASE_TAKEN");
       });
     });
   };
@@ -221,6 +231,7 @@ export const windowWriter = (deps: {
     },
     settle,
     lost: () => {
+      if (writer !== undefined) deps.leaseChanged?.("LEASE_LOST");
       writer = undefined;
     },
   };

@@ -5,8 +5,8 @@
  * mode, the code of each script is streamed the same way: `ScriptWriting`
  * when its block starts, then its pieces into the coalescer.
  */
-import type { Context } from "@opentelemetry/api";
 import type { CallModelInput } from "../../machines/conversationMachine.ts";
+import type { WindowTurn } from "../../machines/windowMachine.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { UnstampedEvent } from "../../runtime/log/events.ts";
 import { type Model, type ModelResponse, textOf } from "../../runtime/prompt/model.ts";
@@ -20,9 +20,8 @@ export interface ModelStepDeps {
   readonly modelName: string;
   readonly maxTokensPerStep: number;
   readonly user: () => User;
-  readonly system: () => string;
-  /** The running turn's span context: the step's span is its child. */
-  readonly trace: () => Context | undefined;
+  /** What the running turn was framed with: its system prompt, and its span (the step's is its child). */
+  readonly framed: () => WindowTurn | undefined;
   readonly text: Coalescer;
   /** Logs an event other than streamed text (what waits in the coalescer is told first). */
   readonly record: (event: UnstampedEvent) => unknown;
@@ -50,14 +49,14 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
           "gen_ai.request.model": deps.modelName,
           "elyra.step": input.step,
         },
-        deps.trace(),
+        deps.framed()?.trace,
       );
       let response: ModelResponse;
       try {
         response = await model.step(
           {
             model: deps.modelName,
-            system: deps.system(),
+            system: deps.framed()?.system ?? "",
             messages: input.messages,
             tools: input.tools,
             maxTokens: deps.maxTokensPerStep,

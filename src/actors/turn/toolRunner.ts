@@ -4,9 +4,9 @@
  * user's answer puts the conversation in `awaitingConfirmation` until it has one.
  */
 
-import type { Context } from "@opentelemetry/api";
 import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
 import type { ConversationEvent, RunToolsInput } from "../../machines/conversationMachine.ts";
+import type { WindowTurn } from "../../machines/windowMachine.ts";
 import type { CallPath } from "../../runtime/calls/callPath.ts";
 import type { Confirmer } from "../../runtime/calls/confirmer.ts";
 import { auditOutcome, formatOutcome } from "../../runtime/calls/outcome.ts";
@@ -21,7 +21,12 @@ import { endSpan, startSpan } from "../support/tracing.ts";
 export interface ToolRunnerWindow {
   readonly clientId: string;
   readonly user: () => User;
-  readonly offered: () => ReadonlySet<string>;
+  /**
+   * What the running turn was framed with: the tools offered (the call path
+   * refuses any other; none when no turn runs) and its span, the parent of
+   * each call's span.
+   */
+  readonly framed: () => WindowTurn | undefined;
   readonly confirmer: Confirmer;
   /**
    * Appends a tool step's event; resolves once it is stored, and rejects when
@@ -36,11 +41,11 @@ export interface ToolRunnerWindow {
   readonly confirmed?: (callId: string) => Promise<unknown>;
   /** The turn running now. */
   readonly turn: () => number;
-  /** The running turn's span context, the parent of each call's span. */
-  readonly trace?: () => Context | undefined;
 }
 
 export const MAX_NAME = 128;
+
+const NONE_OFFERED: ReadonlySet<string> = new Set();
 
 /** A tool step's write refused because its conversation is gone (closed, or died): handled, so `void` is safe. */
 export const notWritten = (): Promise<never> => {
@@ -77,7 +82,7 @@ export const runCall = async (
   const span = startSpan(
     "elyra.tool.call",
     { "elyra.tool": tool, "elyra.caller": caller.type },
-    window.trace?.(),
+    window.framed()?.trace,
   );
   const outcome = await path.call(
     { tool: call.name, input: call.input, callId: call.id, caller },
@@ -86,7 +91,7 @@ export const runCall = async (
       origin: { kind: "assistant" },
       scope: window.clientId,
       signal,
-      offered: window.offered(),
+      offered: window.framed()?.offered ?? NONE_OFFERED,
       confirmer,
       ...(window.confirmed === undefined ? {} : { confirmed: window.confirmed }),
     },

@@ -6,16 +6,12 @@
  * and nothing it started runs again), binds the conversation's model and
  * tools, and records what the conversation emits.
  */
-import type { Context } from "@opentelemetry/api";
 import { defer, throwError } from "rxjs";
-import type { ActorRefFrom } from "xstate";
-import type { conversationMachine } from "../../machines/conversationMachine.ts";
-import {
-  conversationId,
-  type GiveUpReason,
-  type Recovered,
-} from "../../machines/supervisorMachine.ts";
+import type { AnyActorRef } from "xstate";
+import { conversationId, type Recovered } from "../../machines/supervisorMachine.ts";
+import type { WindowConversation, WindowEvent } from "../../machines/windowMachine.ts";
 import type { User } from "../../runtime/commands/origin.ts";
+import { InvariantBroken } from "../../runtime/errors.ts";
 import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
 import { routeOf, selectionChanged } from "../../runtime/log/selection.ts";
 import { LeaseLost } from "../../runtime/log/writerLeases.ts";
@@ -34,6 +30,7 @@ import { modelStep } from "../turn/modelStep.ts";
 import { notWritten } from "../turn/toolRunner.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./deps.ts";
 import { conversationFrom, framedPrompt } from "./framing.ts";
+import { ending, WindowPhases } from "./lifecycle.ts";
 import { promptAnew } from "./promptAnew.ts";
 import { windowStream } from "./stream.ts";
 import { windowView } from "./view.ts";
@@ -41,8 +38,6 @@ import { windowView } from "./view.ts";
 export type { TurnEnd } from "../../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "../assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "../assistantWindow.ts";
-
-type Conversation = ActorRefFrom<typeof conversationMachine>;
 
 /** @internal */
 export const openWindow = (
@@ -61,28 +56,22 @@ export const openWindow = (
    */
   const owner = deps.userKey(firstUser);
   let ownerRecorded = !deps.store.durable;
-  let offeredNow: ReadonlySet<string> = new Set();
-  /** The route of the last prompt or selection: where a selection is made by default. */
-  let lastRoute: string | null = null;
-  let system = "";
+  /**
+   * The window's lifecycle (the window machine): its phase, its conversation,
+   * the running turn's framing, its last route, its failure and the store's
+   * last refusal. Moved only by `lifecycle`.
+   */
+  const phases = new WindowPhases();
+  const lifecycle = (event: WindowEvent) => phases.send(event);
+  const { ready } = phases;
+  /** The running conversation; none while it is recovered or rebuilt, or once the window closes. */
+  const conversation = () => phases.at.context.conversation;
   /** Set when the supervisor gave the window up. */
-  let failed: { readonly error: unknown; readonly reason: GiveUpReason } | undefined;
-  let closed = false;
+  const failed = () => phases.at.context.failure;
+  /** Whether the window writes nothing more. */
+  const closed = () => ending(phases.at);
   /** Settles once the window wrote its last event and let go of its log. */
   let closing: Promise<void> | undefined;
-  /** The running conversation; none while it is recovered or rebuilt. */
-  let actor: Conversation | undefined;
-  /** Settles when the conversation starts, or the window is given up or closed. */
-  let wake = () => {};
-  const nextStart = () =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  let starting = nextStart();
-  const ready = starting;
-  /** The store's last refusal (a prompt it kept from starting is refused with it), and the turn whose start it refused. */
-  let lastFault: unknown;
-  let startRefused: number | undefined;
   // An append the store refuses is told, and fails the conversation: its supervisor rebuilds it.
   // Refused while none runs (a late append of a dead one), the next one fails when it starts.
   const log: WindowLog = windowLog(
@@ -90,11 +79,15 @@ export const openWindow = (
     streamOf(clientId),
     deps.clock,
     (error, refused) => {
-      lastFault = error;
-      startRefused = refused.find((e) => e._tag === "TurnStarted")?.turn ?? startRefused;
+      const refusedStart = refused.find((e) => e._tag === "TurnStarted")?.turn;
+      lifecycle({
+        type: "FAULTED",
+        error,
+        ...(refusedStart === undefined ? {} : { refusedStart }),
+      });
       if (error instanceof LeaseLost) writer.lost();
       deps.onError(error, { clientId });
-      actor?.send({ type: "FAULT", error });
+      conversation()?.send({ type: "FAULT", error });
     },
     deps.routing === undefined ? undefined : () => writer.current(),
   );
@@ -102,7 +95,7 @@ export const openWindow = (
   let openTools = 0;
   /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
   const idle = () =>
-    (actor === undefined || actor.getSnapshot().matches("idle")) &&
+    (conversation()?.getSnapshot().matches("idle") ?? true) &&
     (confirmations.made()?.pending().length ?? 0) === 0 &&
     openTools === 0;
   /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
@@ -112,31 +105,29 @@ export const openWindow = (
     clientId,
     owner,
     idle,
-    actor: () => actor,
-    started: () => starting,
+    actor: conversation,
+    started: () => phases.starting,
     record: (event) => record(event),
     ownerSeen: () => {
       ownerRecorded = true;
     },
-    faulted: (error) => {
-      lastFault = error;
-    },
+    faulted: (error) => lifecycle({ type: "FAULTED", error }),
+    leaseChanged: (event) => lifecycle({ type: event }),
     onError: (error) => deps.onError(error, { clientId }),
   });
-  /** Bumped at each crash: a tool step of a conversation that died writes nothing. */
-  let generation = 0;
   /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
   const turns = new TurnWaiters(log);
-  const currentTurn = () => actor?.getSnapshot().context.turn ?? log.status().turn;
+  const currentTurn = () => conversation()?.getSnapshot().context.turn ?? log.status().turn;
 
   // Streamed text and code gather in the coalescer; every other event tells what waits first, so
   // a tool step never shows before the words said before it.
   const text = windowStream(deps, currentTurn, (event) => {
-    if (!closed) void log.append(event);
-  }).childOf(() => actor);
+    if (!closed()) void log.append(event);
+  }).childOf(conversation);
   const record = (event: UnstampedEvent) => {
+    if (isTurnEnd(event)) lifecycle({ type: "TURN_ENDED" });
     // A closed window writes nothing more: what its streams ended on is what its log ends on.
-    if (closed) return Promise.resolve(undefined);
+    if (closed()) return Promise.resolve(undefined);
     if (!ownerRecorded) {
       ownerRecorded = true;
       void log.append({ _tag: "WindowOwned", turn: 0, owner });
@@ -149,12 +140,12 @@ export const openWindow = (
     if (writer.leased) void stored.then(writer.settle, writer.settle);
     return stored;
   };
-  /** The running turn's span context: its model steps and command calls are its children. */
-  let turnContext: Context | undefined;
+  /** What the running turn was framed with (its system prompt, tools offered, span), if one runs. */
+  const framed = () => phases.at.context.turn;
 
   const confirmations = windowConfirmations({
     clock: deps.clock,
-    parent: () => actor,
+    parent: conversation,
     ...(deps.inspect === undefined ? {} : { inspect: deps.inspect }),
     record,
     turn: currentTurn,
@@ -165,27 +156,27 @@ export const openWindow = (
     modelName: assistant?.model ?? "claude-sonnet-5-5",
     maxTokensPerStep: deps.maxTokensPerStep,
     user: () => user,
-    system: () => system,
-    trace: () => turnContext,
+    framed,
     text,
     record,
   });
 
   /** What one conversation of the window runs with; its tool steps are written only while it lives. */
-  const bindingOf = (mine: number): WindowBinding => ({
-    callModel: step.call,
-    tools: {
-      clientId,
-      user: () => user,
-      offered: () => offeredNow,
-      confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
-      log: (event) => (closed || mine !== generation ? notWritten() : record(event)),
-      confirmed: (callId) =>
-        closed || mine !== generation ? notWritten() : confirmations.stored(callId),
-      turn: currentTurn,
-      trace: () => turnContext,
-    },
-  });
+  const bindingOf = (mine: number): WindowBinding => {
+    const dead = () => closed() || mine !== phases.at.context.generation;
+    return {
+      callModel: step.call,
+      tools: {
+        clientId,
+        user: () => user,
+        framed,
+        confirmer: { ask: (request, signal) => confirmations.broker().ask(request, signal) },
+        log: (event) => (dead() ? notWritten() : record(event)),
+        confirmed: (callId) => (dead() ? notWritten() : confirmations.stored(callId)),
+        turn: currentTurn,
+      },
+    };
+  };
 
   /** Folds the log; a turn the log shows running was interrupted and is recorded so. */
   const recover = async (): Promise<Recovered> => {
@@ -203,43 +194,42 @@ export const openWindow = (
   const supervised: Supervised = {
     recover,
     started: () => {
-      const next = deps.supervisor(key).system.get(conversationId(key)) as Conversation | undefined;
+      const next = deps.supervisor(key).system.get(conversationId(key)) as
+        | WindowConversation
+        | undefined;
       if (next === undefined) return;
-      deps.bindings.set(next, bindingOf(generation));
+      deps.bindings.set(next, bindingOf(phases.at.context.generation));
       next.on("log", ({ event }) => void record(event));
-      actor = next;
+      lifecycle({ type: "STARTED", conversation: next });
+      const { fault, refusedStart } = phases.at.context;
       // A prompt whose turn the log never started ends here, refused; asked again of this
       // conversation when only an append before its start was refused (not after a lost lease).
       turns.refuse(
         () =>
-          lastFault ??
+          fault ??
           promptRefused(
             "windowFailed",
             "this window's conversation failed before the turn started",
           ),
         log.status().turn,
-        (turn) => turn !== startRefused && !(lastFault instanceof LeaseLost),
+        (turn) => turn !== refusedStart && !(fault instanceof LeaseLost),
       );
-      wake();
       // An append refused while no conversation ran: this one fails at once, and the log is read again.
-      if (log.refused()) next.send({ type: "FAULT", error: lastFault });
+      if (log.refused()) next.send({ type: "FAULT", error: fault });
     },
     crashed: () => {
       // What the dead conversation had running (a model request, a tool run) is stopped with it.
-      for (const child of Object.values(actor?.getSnapshot().children ?? {}))
-        if (child !== undefined) stopActor(child);
-      generation++;
+      const children: Record<string, AnyActorRef | undefined> =
+        conversation()?.getSnapshot().children ?? {};
+      for (const child of Object.values(children)) if (child !== undefined) stopActor(child);
       openTools = 0; // its tool steps write nothing more
-      actor = undefined;
-      starting = nextStart();
+      lifecycle({ type: "CRASHED" });
     },
     failed: (error, reason) => {
-      failed = { error, reason };
-      actor = undefined;
+      lifecycle({ type: "GAVE_UP", error, reason });
       turns.refuse(() => error);
       // Its streams end, as a closed window's do: their clients open the window again.
       log.close();
-      wake();
       // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
       if (error instanceof WindowOwnerMismatch) deps.onClose(clientId, window, Promise.resolve());
       else deps.onError(error, { clientId });
@@ -248,17 +238,20 @@ export const openWindow = (
   /** Once the log is read: another user's window is refused. */
   const owned = async () => {
     await ready;
-    if (failed?.error instanceof WindowOwnerMismatch) throw failed.error;
+    const failure = failed();
+    if (failure?.error instanceof WindowOwnerMismatch) throw failure.error;
   };
 
   const live = async () => {
-    await starting;
+    await phases.starting;
+    const failure = failed();
     // A log that could not be read is the store's failure, not a refusal: it is passed on as it is.
-    if (failed?.reason === "unreadableLog") throw failed.error;
-    if (failed !== undefined)
+    if (failure?.reason === "unreadableLog") throw failure.error;
+    if (failure !== undefined)
       throw promptRefused("windowFailed", "this window's conversation failed; open it again");
-    if (closed || actor === undefined) throw promptRefused("closed", "this window is closed");
-    return actor;
+    const running = conversation();
+    if (closed() || running === undefined) throw promptRefused("closed", "this window is closed");
+    return running;
   };
 
   /** What the window does as its own writer: everything, on a store without leases. */
@@ -269,17 +262,24 @@ export const openWindow = (
       if (!running.getSnapshot().matches("idle")) {
         throw promptRefused("turnInProgress", "a turn is already running in this window");
       }
-      const framed = framedPrompt(deps, assistant, { clientId, user, input, log });
-      lastRoute = framed.event.route;
-      offeredNow = framed.offered;
-      system = framed.system;
+      const prompt = framedPrompt(deps, assistant, { clientId, user, input, log });
       const turn = running.getSnapshot().context.turn + 1;
       const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
-      turnContext = contextOf(span);
-      const end = spanEndsWith(span, turns.wait(turn, options.onStarted)).finally(() => {
-        turnContext = undefined;
+      const trace = contextOf(span);
+      const { system, offered } = prompt;
+      const route = prompt.event.route;
+      // What the turn runs with is the window machine's until the turn ends.
+      lifecycle({
+        type: "PROMPT",
+        system,
+        offered,
+        route,
+        ...(trace === undefined ? {} : { trace }),
       });
-      running.send(framed.event);
+      if (!phases.at.where.inTurn)
+        throw new InvariantBroken({ where: "window", reason: "an idle conversation in a turn" });
+      const end = spanEndsWith(span, turns.wait(turn, options.onStarted));
+      running.send(prompt.event);
       return end;
     },
     confirm: async (confirmId, accept, echo) => {
@@ -289,13 +289,13 @@ export const openWindow = (
     },
     select: async (kind, ids, options) => {
       await live();
-      const route = options.route === undefined ? lastRoute : routeOf(options.route);
-      lastRoute = route;
+      const route = options.route === undefined ? phases.at.context.route : routeOf(options.route);
+      lifecycle({ type: "SELECTED", route });
       await record(selectionChanged(kind, ids, route));
     },
     stop: () => {
       text.flush();
-      actor?.send({ type: "STOP", streamed: step.streamed() });
+      conversation()?.send({ type: "STOP", streamed: step.streamed() });
     },
     reset: async () => {
       const running = await live();
@@ -328,10 +328,10 @@ export const openWindow = (
     live: deps.live,
     onIdle: deps.onIdle,
     owned,
-    starting: () => starting,
-    failed: () => failed,
-    closed: () => closed,
-    actor: () => actor,
+    starting: () => phases.starting,
+    failed,
+    closed,
+    actor: conversation,
     questions: () => confirmations.made()?.pending().length ?? 0,
     streams: { owner, max: deps.maxStreamsPerWindow, counts: deps.userStreams },
   });
@@ -345,18 +345,14 @@ export const openWindow = (
     },
     catchUp: (toSeq) => {
       // Another owner's log closes the window: opened again, it is refused.
-      if (!closed) catchUp(toSeq, () => void window.close().catch(() => undefined));
+      if (!closed()) catchUp(toSeq, () => void window.close().catch(() => undefined));
     },
-    prompt: promptAnew(
-      ops.prompt,
-      () => failed,
-      () => deps.reopen(clientId, user),
-    ),
+    prompt: promptAnew(ops.prompt, failed, () => deps.reopen(clientId, user)),
     confirm: ops.confirm,
     // Checked at subscription, not at the call: a query opened after the window closed is refused.
     live: (command, args) =>
       defer(() =>
-        closed
+        closed()
           ? throwError(
               () => new LiveQueryRefused({ reason: "closed", detail: "this window is closed" }),
             )
@@ -370,22 +366,23 @@ export const openWindow = (
     close: () => {
       if (closing !== undefined) return closing;
       // A turn still running ends Stopped, so its prompt settles and its log is whole.
-      if (actor !== undefined && !actor.getSnapshot().matches("idle")) {
+      const running = conversation();
+      if (running !== undefined && !running.getSnapshot().matches("idle")) {
         text.flush();
-        actor.send({ type: "STOP", streamed: step.streamed() });
+        running.send({ type: "STOP", streamed: step.streamed() });
       }
-      closed = true;
+      const givenUp = failed() !== undefined;
+      lifecycle({ type: "CLOSE" });
       deps.live.close(clientId);
       // A window given up has nothing left with the supervisor (and may have been opened anew).
-      if (failed === undefined) deps.supervisor(key).send({ type: "CLOSE", window: key });
-      actor = undefined;
-      wake();
+      if (!givenUp) deps.supervisor(key).send({ type: "CLOSE", window: key });
       closing = (async () => {
         await log.idle().catch(() => undefined);
         turns.refuse(() => promptRefused("closed", "this window closed before the turn ended"));
         // Every stream of the window ends, after what was stored: clients open the window again.
         log.close();
         if (!deps.store.durable) await deps.store.drop(log.stream);
+        lifecycle({ type: "CLOSED" });
       })();
       // Forgotten now; a window opened on this client id reads the log once this one is done.
       deps.onClose(
