@@ -46,7 +46,7 @@ const buildIfStale = (): "built" | "up to date" => {
   const dist = join(root, "dist");
   const stale =
     !existsSync(join(dist, "index.js")) ||
-    !existsSync(join(dist, "testing", "index.js")) ||
+    !existsSync(join(dist, "testing.js")) ||
     Math.min(...mtimes(dist)) < Math.max(...mtimes(join(root, "src")));
   if (!stale) return "up to date";
   try {
