@@ -1,7 +1,7 @@
 /**
  * elyra-assistant/machines: the XState machines the host runs (its
- * supervisor, the conversation, a confirmation, a code pause, the stream
- * coalescer), for the visualizer, an inspector, or tests of your own, and
+ * supervisor, a window's lifecycle, the conversation, a confirmation, a code
+ * pause, the stream coalescer), for the visualizer, an inspector, or tests of your own, and
  * what the model is told: the system prompt, the window note, and the
  * sentences a turn ends with (for tests that assert them). Their types are XState's, so this
  * entry is the one whose declarations import `xstate`.
@@ -51,6 +51,15 @@ export {
   recoveryId,
   supervisorMachine,
 } from "./machines/supervisorMachine.ts";
+export type {
+  WindowContext,
+  WindowConversation,
+  WindowEvent,
+  WindowFailure,
+  WindowSnapshot,
+  WindowTurn,
+} from "./machines/windowMachine.ts";
+export { windowMachine } from "./machines/windowMachine.ts";
 export { ActorNotProvided } from "./runtime/errors.ts";
 export { SCRIPT_CUT_SHORT } from "./runtime/log/panelItems.ts";
 export { STOPPED_MARK } from "./runtime/log/projections.ts";

@@ -94,6 +94,7 @@ describe("export-machines", () => {
       "confirmation.json",
       "conversation.json",
       "supervisor.json",
+      "window.json",
     ]);
     for (const [name, original] of Object.entries(MACHINES)) {
       const json = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8")) as Json;
@@ -164,7 +165,7 @@ describe("export-machines", () => {
         path: join(docs, file),
       })),
     ];
-    expect(exported).toHaveLength(10);
+    expect(exported).toHaveLength(12);
     const unnamed = exported.flatMap(({ label, path }) =>
       unnamedIn(JSON.parse(readFileSync(path, "utf8"))).map((entry) => `${label} ${entry}`),
     );
@@ -204,7 +205,7 @@ describe("export-machines", () => {
     const io = { stdout: (s: string) => out.push(s), stderr: (s: string) => out.push(s), cwd };
     expect(await exportMachinesCommand([], io)).toBe(0);
     expect(out.join("")).toContain(join("machines", "conversation.json"));
-    expect(readdirSync(join(cwd, "machines"))).toHaveLength(5);
+    expect(readdirSync(join(cwd, "machines"))).toHaveLength(6);
     expect(await exportMachinesCommand(["a", "b"], io)).toBe(2);
     expect(await exportMachinesCommand(["--svg"], io)).toBe(2);
   });

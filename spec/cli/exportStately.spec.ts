@@ -73,6 +73,7 @@ describe("export-machines --format stately", () => {
       "confirmation.ts",
       "conversation.ts",
       "supervisor.ts",
+      "window.ts",
     ]);
     for (const [name, original] of Object.entries(MACHINES)) {
       const file = join(dir, `${name}.ts`);
@@ -260,7 +261,7 @@ describe("export-machines --format stately", () => {
     const out: string[] = [];
     expect(await exportMachinesCommand(["--format=stately", "m"], quietIo(cwd, out))).toBe(0);
     expect(out.join("")).toContain(join("m", "conversation.ts"));
-    expect(readdirSync(join(cwd, "m"))).toHaveLength(5);
+    expect(readdirSync(join(cwd, "m"))).toHaveLength(6);
     expect(await exportMachinesCommand([], quietIo(cwd))).toBe(0);
     expect(readdirSync(join(cwd, "machines")).sort()[0]).toBe("coalescer.json");
     for (const args of [

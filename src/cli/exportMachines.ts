@@ -13,6 +13,7 @@ import { codeRunMachine } from "../machines/codeRunMachine.ts";
 import { confirmationMachine } from "../machines/confirmationMachine.ts";
 import { conversationMachine } from "../machines/conversationMachine.ts";
 import { supervisorMachine } from "../machines/supervisorMachine.ts";
+import { windowMachine } from "../machines/windowMachine.ts";
 import type { CliIo } from "./cliCommand.ts";
 import { machineJson } from "./machineJson.ts";
 import { statelyModule } from "./statelyModule.ts";
@@ -22,6 +23,7 @@ export { INLINE, machineJson } from "./machineJson.ts";
 /** The machines exported, by the file name (without its extension) each is written to. */
 export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   supervisor: supervisorMachine,
+  window: windowMachine,
   conversation: conversationMachine,
   confirmation: confirmationMachine,
   coalescer: coalescerMachine,

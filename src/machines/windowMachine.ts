@@ -34,6 +34,7 @@ export interface WindowFailure {
   readonly reason: GiveUpReason;
 }
 
+/** What the window machine holds of one window, besides its state. */
 export interface WindowContext {
   /** The running conversation: set while serving, none while it is recovered or rebuilt. */
   readonly conversation: WindowConversation | undefined;
@@ -51,6 +52,7 @@ export interface WindowContext {
   readonly generation: number;
 }
 
+/** What moves a window's lifecycle: the supervisor's word, a turn's start and end, the store's and the lease's news, closing. */
 export type WindowEvent =
   /** The supervisor spawned the window's conversation. */
   | { readonly type: "STARTED"; readonly conversation: WindowConversation }
@@ -149,12 +151,20 @@ const starting = windowSetup.createStateConfig({
  *
  * @example
  * ```ts
- * import { initialTransition, transition } from "xstate";
- * import { windowMachine } from "elyra-assistant/machines";
+ * import { createActor, initialTransition, transition } from "xstate";
+ * import { conversationMachine, windowMachine } from "elyra-assistant/machines";
  *
+ * const conversation = createActor(conversationMachine, {
+ *   input: { maxSteps: 8, tokenBudget: 200_000 },
+ * });
  * let [window] = initialTransition(windowMachine);
  * [window] = transition(windowMachine, window, { type: "STARTED", conversation });
- * [window] = transition(windowMachine, window, { type: "PROMPT", system, offered, route: null });
+ * [window] = transition(windowMachine, window, {
+ *   type: "PROMPT",
+ *   system: "You are the CRM's assistant.",
+ *   offered: new Set(["customers_index"]),
+ *   route: "/customers",
+ * });
  * window.matches({ lifecycle: { serving: "inTurn" } }); // true
  * ```
  */

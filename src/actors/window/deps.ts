@@ -19,6 +19,7 @@ import type { InspectObserver } from "../support/inspection.ts";
 import type { StreamCounts } from "../support/limits.ts";
 import type { LiveRegistry } from "../support/liveQueries.ts";
 import type { Bindings, hostSupervisor } from "../turn/machines.ts";
+import type { WindowPhases } from "./lifecycle.ts";
 
 /**
  * What a window needs from its host.
@@ -95,4 +96,6 @@ export type OpenWindow = AssistantWindow & {
   /** What this host answers another's request for the window (it writes it, or says it does not). */
   readonly answer: (request: Request) => Promise<Reply>;
   readonly supervised: Supervised;
+  /** Its lifecycle: the window machine's state and context (for inspection and specs). */
+  readonly phases: WindowPhases;
 };

@@ -340,6 +340,7 @@ export const openWindow = (
     key,
     ready,
     supervised,
+    phases,
     setUser: (next) => {
       user = next;
     },
