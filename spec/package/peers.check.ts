@@ -19,21 +19,17 @@ import {
   NODE22_DIR,
   NODE22_HEADERS,
   npmInstall,
+  OPTIONAL_PEERS,
   run,
   spawned,
 } from "./project.ts";
 
 const tarball = inject("tarball");
 const work = inject("work");
-const PEERS = [
-  "@anthropic-ai/sdk",
-  "better-sqlite3@12",
-  "ioredis",
-  "pg",
-  "@modelcontextprotocol/sdk",
-  "tsx",
-  "react",
-];
+/** The peers the entry points load (OPTIONAL_PEERS) and tsx, each at the range package.json names. */
+const PEERS = [...Object.values(OPTIONAL_PEERS), "tsx"].map(
+  (name) => `${name}@${(pkg.peerDependencies as Readonly<Record<string, string>>)[name]}`,
+);
 const FIXTURES = ["crm.mjs", "sdkTurn.mjs", "subpaths.mjs", "app.ts"];
 
 let full: string;

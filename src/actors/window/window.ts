@@ -9,28 +9,25 @@
 import { defer, throwError } from "rxjs";
 import type { AnyActorRef } from "xstate";
 import { conversationId, type Recovered } from "../../machines/supervisorMachine.ts";
-import type { WindowConversation, WindowEvent } from "../../machines/windowMachine.ts";
+import type { WindowConversation } from "../../machines/windowMachine.ts";
 import type { User } from "../../runtime/commands/origin.ts";
-import { InvariantBroken } from "../../runtime/errors.ts";
 import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
-import { routeOf, selectionChanged } from "../../runtime/log/selection.ts";
 import { LeaseLost } from "../../runtime/log/writerLeases.ts";
 import { promptRefused, WindowOwnerMismatch } from "../assistantWindow.ts";
 import { windowLease } from "../cluster/lease.ts";
 import { writerOps } from "../cluster/ops.ts";
-import type { LocalOps } from "../cluster/remote.ts";
 import { TurnWaiters } from "../log/turnWaiters.ts";
 import { streamOf, type WindowLog, windowLog } from "../log/windowLog.ts";
 import { LiveQueryRefused } from "../support/liveQueries.ts";
 import { stopActor } from "../support/stopActor.ts";
-import { contextOf, spanEndsWith, startSpan } from "../support/tracing.ts";
 import { windowConfirmations } from "../turn/confirmations.ts";
 import type { WindowBinding } from "../turn/machines.ts";
 import { modelStep } from "../turn/modelStep.ts";
 import { notWritten } from "../turn/toolRunner.ts";
 import type { OpenWindow, Supervised, WindowDeps } from "./deps.ts";
-import { conversationFrom, framedPrompt } from "./framing.ts";
+import { conversationFrom } from "./framing.ts";
 import { ending, WindowPhases } from "./lifecycle.ts";
+import { localOps } from "./localOps.ts";
 import { promptAnew } from "./promptAnew.ts";
 import { windowStream } from "./stream.ts";
 import { windowView } from "./view.ts";
@@ -59,10 +56,9 @@ export const openWindow = (
   /**
    * The window's lifecycle (the window machine): its phase, its conversation,
    * the running turn's framing, its last route, its failure and the store's
-   * last refusal. Moved only by `lifecycle`.
+   * last refusal. Moved only by `phases.send`.
    */
   const phases = new WindowPhases();
-  const lifecycle = (event: WindowEvent) => phases.send(event);
   const { ready } = phases;
   /** The running conversation; none while it is recovered or rebuilt, or once the window closes. */
   const conversation = () => phases.at.context.conversation;
@@ -80,7 +76,7 @@ export const openWindow = (
     deps.clock,
     (error, refused) => {
       const refusedStart = refused.find((e) => e._tag === "TurnStarted")?.turn;
-      lifecycle({
+      phases.send({
         type: "FAULTED",
         error,
         ...(refusedStart === undefined ? {} : { refusedStart }),
@@ -111,8 +107,8 @@ export const openWindow = (
     ownerSeen: () => {
       ownerRecorded = true;
     },
-    faulted: (error) => lifecycle({ type: "FAULTED", error }),
-    leaseChanged: (event) => lifecycle({ type: event }),
+    faulted: (error) => phases.send({ type: "FAULTED", error }),
+    leaseChanged: (event) => phases.send({ type: event }),
     onError: (error) => deps.onError(error, { clientId }),
   });
   /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
@@ -125,7 +121,7 @@ export const openWindow = (
     if (!closed()) void log.append(event);
   }).childOf(conversation);
   const record = (event: UnstampedEvent) => {
-    if (isTurnEnd(event)) lifecycle({ type: "TURN_ENDED" });
+    if (isTurnEnd(event)) phases.send({ type: "TURN_ENDED" });
     // A closed window writes nothing more: what its streams ended on is what its log ends on.
     if (closed()) return Promise.resolve(undefined);
     if (!ownerRecorded) {
@@ -200,7 +196,7 @@ export const openWindow = (
       if (next === undefined) return;
       deps.bindings.set(next, bindingOf(phases.at.context.generation));
       next.on("log", ({ event }) => void record(event));
-      lifecycle({ type: "STARTED", conversation: next });
+      phases.send({ type: "STARTED", conversation: next });
       const { fault, refusedStart } = phases.at.context;
       // A prompt whose turn the log never started ends here, refused; asked again of this
       // conversation when only an append before its start was refused (not after a lost lease).
@@ -223,10 +219,10 @@ export const openWindow = (
         conversation()?.getSnapshot().children ?? {};
       for (const child of Object.values(children)) if (child !== undefined) stopActor(child);
       openTools = 0; // its tool steps write nothing more
-      lifecycle({ type: "CRASHED" });
+      phases.send({ type: "CRASHED" });
     },
     failed: (error, reason) => {
-      lifecycle({ type: "GAVE_UP", error, reason });
+      phases.send({ type: "GAVE_UP", error, reason });
       turns.refuse(() => error);
       // Its streams end, as a closed window's do: their clients open the window again.
       log.close();
@@ -255,55 +251,19 @@ export const openWindow = (
   };
 
   /** What the window does as its own writer: everything, on a store without leases. */
-  const local: LocalOps = {
-    prompt: async (input, options) => {
-      if (assistant === undefined) throw promptRefused("noAssistant", "this app has no assistant");
-      const running = await live();
-      if (!running.getSnapshot().matches("idle")) {
-        throw promptRefused("turnInProgress", "a turn is already running in this window");
-      }
-      const prompt = framedPrompt(deps, assistant, { clientId, user, input, log });
-      const turn = running.getSnapshot().context.turn + 1;
-      const span = startSpan("elyra.turn", { "elyra.window": clientId, "elyra.turn": turn });
-      const trace = contextOf(span);
-      const { system, offered } = prompt;
-      const route = prompt.event.route;
-      // What the turn runs with is the window machine's until the turn ends.
-      lifecycle({
-        type: "PROMPT",
-        system,
-        offered,
-        route,
-        ...(trace === undefined ? {} : { trace }),
-      });
-      if (!phases.at.where.inTurn)
-        throw new InvariantBroken({ where: "window", reason: "an idle conversation in a turn" });
-      const end = spanEndsWith(span, turns.wait(turn, options.onStarted));
-      running.send(prompt.event);
-      return end;
-    },
-    confirm: async (confirmId, accept, echo) => {
-      const broker = confirmations.made();
-      if (broker === undefined) return { _tag: "UnknownConfirmation" };
-      return broker.answer({ confirmId, accept, scope: clientId, ...echo });
-    },
-    select: async (kind, ids, options) => {
-      await live();
-      const route = options.route === undefined ? phases.at.context.route : routeOf(options.route);
-      lifecycle({ type: "SELECTED", route });
-      await record(selectionChanged(kind, ids, route));
-    },
-    stop: () => {
-      text.flush();
-      conversation()?.send({ type: "STOP", streamed: step.streamed() });
-    },
-    reset: async () => {
-      const running = await live();
-      text.flush();
-      running.send({ type: "RESET", streamed: step.streamed() });
-      await log.idle();
-    },
-  };
+  const local = localOps({
+    deps,
+    clientId,
+    user: () => user,
+    log,
+    phases,
+    live,
+    turns,
+    confirmations,
+    record,
+    text,
+    step,
+  });
   const ops = writerOps({
     local,
     writer,
@@ -373,7 +333,7 @@ export const openWindow = (
         running.send({ type: "STOP", streamed: step.streamed() });
       }
       const givenUp = failed() !== undefined;
-      lifecycle({ type: "CLOSE" });
+      phases.send({ type: "CLOSE" });
       deps.live.close(clientId);
       // A window given up has nothing left with the supervisor (and may have been opened anew).
       if (!givenUp) deps.supervisor(key).send({ type: "CLOSE", window: key });
@@ -383,7 +343,7 @@ export const openWindow = (
         // Every stream of the window ends, after what was stored: clients open the window again.
         log.close();
         if (!deps.store.durable) await deps.store.drop(log.stream);
-        lifecycle({ type: "CLOSED" });
+        phases.send({ type: "CLOSED" });
       })();
       // Forgotten now; a window opened on this client id reads the log once this one is done.
       deps.onClose(
