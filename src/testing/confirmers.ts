@@ -1,5 +1,25 @@
 import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/calls/confirmer.ts";
 
+/** A confirmer that records what it was asked. */
+type Recording = Confirmer & { readonly asked: ReadonlyArray<ConfirmRequest> };
+
+/** Answers each request as `decide` says, echoing its id, tool and digest, and records it. */
+const recording = (
+  decide: (
+    request: ConfirmRequest,
+  ) => Promise<{ readonly answer: ConfirmAnswer; readonly edited?: unknown }>,
+): Recording => {
+  const asked: ConfirmRequest[] = [];
+  return {
+    asked,
+    ask: async (request) => {
+      asked.push(request);
+      const { confirmId, tool, digest } = request;
+      return { confirmId, tool, digest, ...(await decide(request)) };
+    },
+  };
+};
+
 /**
  * A confirmer that answers every request at once, by a fixed answer or a
  * function of the request; it records what it was asked.
@@ -11,22 +31,10 @@ import type { ConfirmAnswer, Confirmer, ConfirmRequest } from "../runtime/calls/
  */
 export const answeringConfirmer = (
   answer: ConfirmAnswer | ((request: ConfirmRequest) => ConfirmAnswer | Promise<ConfirmAnswer>),
-): Confirmer & { readonly asked: ReadonlyArray<ConfirmRequest> } => {
-  const asked: ConfirmRequest[] = [];
-  return {
-    asked,
-    ask: async (request) => {
-      asked.push(request);
-      const decided = typeof answer === "function" ? await answer(request) : answer;
-      return {
-        confirmId: request.confirmId,
-        tool: request.tool,
-        digest: request.digest,
-        answer: decided,
-      };
-    },
-  };
-};
+): Recording =>
+  recording(async (request) => ({
+    answer: typeof answer === "function" ? await answer(request) : answer,
+  }));
 
 /**
  * A confirmer that never answers: the call path's timeout decides.
@@ -38,9 +46,7 @@ export const answeringConfirmer = (
  * confirmer.asked.length; // 1
  * ```
  */
-export const silentConfirmer = (): Confirmer & {
-  readonly asked: ReadonlyArray<ConfirmRequest>;
-} => {
+export const silentConfirmer = (): Recording => {
   const asked: ConfirmRequest[] = [];
   return {
     asked,
@@ -63,21 +69,5 @@ export const silentConfirmer = (): Confirmer & {
  * const confirmer = editingConfirmer((r) => ({ ...(r.args as object), amount: 90 }));
  * ```
  */
-export const editingConfirmer = (
-  edit: (request: ConfirmRequest) => unknown,
-): Confirmer & { readonly asked: ReadonlyArray<ConfirmRequest> } => {
-  const asked: ConfirmRequest[] = [];
-  return {
-    asked,
-    ask: async (request) => {
-      asked.push(request);
-      return {
-        confirmId: request.confirmId,
-        tool: request.tool,
-        digest: request.digest,
-        answer: "accepted",
-        edited: edit(request),
-      };
-    },
-  };
-};
+export const editingConfirmer = (edit: (request: ConfirmRequest) => unknown): Recording =>
+  recording(async (request) => ({ answer: "accepted", edited: edit(request) }));
