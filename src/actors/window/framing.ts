@@ -30,13 +30,19 @@ export const conversationFrom = (
   ...(codeCallDeadlineMs === undefined ? {} : { codeCallDeadlineMs }),
 });
 
+/** What framing a prompt reads of the host. */
+type FramingDeps = Pick<WindowDeps, "clock" | "userName" | "live" | "app">;
+/** The window and the user a prompt is framed for. */
+interface Asker {
+  readonly clientId: string;
+  readonly user: User;
+}
+
 /** The system prompt and the window note (null when the app keeps no window context, or nothing is worth saying). */
 export const turnFraming = (
-  deps: Pick<WindowDeps, "clock" | "userName" | "live" | "app">,
+  deps: FramingDeps,
   assistant: NonNullable<App["assistant"]>,
-  at: {
-    readonly clientId: string;
-    readonly user: User;
+  at: Asker & {
     readonly route: string | null;
     readonly offered: ReadonlySet<string>;
     readonly selections: SelectionsState["selections"];
@@ -68,11 +74,9 @@ export const turnFraming = (
  * the tools offered to the user now, and the system prompt for its steps.
  */
 export const framedPrompt = (
-  deps: Pick<WindowDeps, "clock" | "userName" | "live" | "app">,
+  deps: FramingDeps,
   assistant: NonNullable<App["assistant"]>,
-  at: {
-    readonly clientId: string;
-    readonly user: User;
+  at: Asker & {
     readonly input: PromptInput;
     readonly log: Pick<WindowLog, "selections" | "history">;
   },
