@@ -7,6 +7,13 @@
  * toolkit; nothing imports in a circle.
  */
 const ADAPTER = "^src/adapters/([^/]+)/";
+/** What an adapter (and its entry file) may import: the layers below, its own folder ($1), the web/ toolkit, the peer loader. */
+const ADAPTER_MAY_IMPORT = [
+  "^src/(runtime|machines|actors)/",
+  "^src/adapters/$1/",
+  "^src/adapters/web/",
+  "^src/adapters/peer\\.ts$",
+];
 /** The prebuilt browser module's source, which only re-exports the ui entry. */
 const UI_BUNDLE = "^src/adapters/ui/bundle\\.ts$";
 
@@ -94,15 +101,7 @@ export default {
       comment:
         "An adapter translates at the edge: it imports runtime, machines and actors, its own folder and the shared web/ toolkit.",
       from: { path: ADAPTER, pathNot: ["^src/adapters/react/", UI_BUNDLE] },
-      to: {
-        path: "^src/",
-        pathNot: [
-          "^src/(runtime|machines|actors)/",
-          "^src/adapters/$1/",
-          "^src/adapters/web/",
-          "^src/adapters/peer\\.ts$",
-        ],
-      },
+      to: { path: "^src/", pathNot: ADAPTER_MAY_IMPORT },
     },
     {
       name: "adapter-entry-imports-its-adapter",
@@ -110,15 +109,7 @@ export default {
       comment:
         "An adapter's entry (src/http.ts for src/adapters/http, …) imports what its adapter may: runtime, machines, actors, that adapter's folder and the shared web/ toolkit.",
       from: { path: "^src/(http|proxy|mcp|ui)\\.ts$" },
-      to: {
-        path: "^src/",
-        pathNot: [
-          "^src/(runtime|machines|actors)/",
-          "^src/adapters/$1/",
-          "^src/adapters/web/",
-          "^src/adapters/peer\\.ts$",
-        ],
-      },
+      to: { path: "^src/", pathNot: ADAPTER_MAY_IMPORT },
     },
     {
       name: "ui-bundle-is-the-ui-entry",
