@@ -5,13 +5,7 @@
  * (there are a handful), so an idle window holds its context and two
  * references, not a snapshot of its own.
  */
-import {
-  type AnyActorScope,
-  createActor,
-  initialTransition,
-  matchesState,
-  type StateValue,
-} from "xstate";
+import { type AnyActorScope, createActor, initialTransition, type StateValue } from "xstate";
 import {
   type WindowContext,
   type WindowEvent,
@@ -89,10 +83,6 @@ export const nextLifecycle = (at: WindowLifecycle, event: WindowEvent): WindowLi
   if (next.value === snapshot.value && next.context === at.context) return at;
   return { ...intern(next.value), context: next.context };
 };
-
-/** Whether the lifecycle is in `value` (as a snapshot's `matches`). */
-export const lifecycleMatches = (at: WindowLifecycle, value: StateValue): boolean =>
-  matchesState(value, at.value);
 
 /** Whether the window writes nothing more: it is closing or closed. */
 export const ending = (at: WindowLifecycle): boolean =>
