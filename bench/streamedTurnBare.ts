@@ -51,9 +51,10 @@ type Block = Record<string, unknown> & { type: string };
 /**
  * The baseline: the bare SDK stream loop, by hand. Only the request's fixed
  * parts (the system prompt and the tools, the same the pipeline sends) are
- * made beforehand; nothing of the library runs in the loop.
+ * made beforehand; nothing of the library runs in the loop. `onFirstText`,
+ * if given, is called as the answer's first piece is read.
  */
-export const bareLoop = (url: string) => {
+export const bareLoop = (url: string, onFirstText?: () => void) => {
   const client = new Anthropic({ baseURL: url, apiKey: API_KEY, maxRetries: 0 });
   const app = makeApp();
   const commands: ReadonlyMap<string, AnyCommand> = app.commands;
@@ -99,6 +100,7 @@ export const bareLoop = (url: string) => {
           case "content_block_delta": {
             const block = content[event.index]!;
             if (event.delta.type === "text_delta") {
+              if (pieces === 0) onFirstText?.();
               text += event.delta.text;
               block.text = `${block.text as string}${event.delta.text}`;
               pieces++;

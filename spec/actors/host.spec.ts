@@ -40,9 +40,11 @@ describe("a turn against fakeModel: index invoices, decline a delete, answer", (
 
     expect(turn.end._tag).toBe("Answered");
     expect(turn.answer).toBe("One invoice is overdue. I did not delete the customer.");
+    // A step's first piece of text is told at once, what follows it gathers until the step ends.
     expect(turn.events.map((e) => e._tag)).toEqual([
       "TurnStarted",
       "StepStarted",
+      "TextDelta",
       "TextDelta",
       "StepFinished",
       "ToolStarted",
@@ -54,6 +56,7 @@ describe("a turn against fakeModel: index invoices, decline a delete, answer", (
       "ConfirmAnswered",
       "ToolFinished",
       "StepStarted",
+      "TextDelta",
       "TextDelta",
       "StepFinished",
       "Answered",

@@ -385,7 +385,7 @@ const claims: ReadonlyArray<Claim> = [
       ...streaming(
         "At most one delta per {N} of gathering",
         "`TextDelta` per {N}, about 20",
-        "told at most once per {N}.",
+        "at most once per {N}, each run of them",
       ),
       ...architecture("the delay `coalesce` ({N})", "coalescer ({N}) -----+"),
       ...codeMode("at most one delta per {N} |"),

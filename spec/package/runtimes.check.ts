@@ -49,6 +49,8 @@ describe.each(Object.keys(RUNTIMES) as Array<keyof typeof RUNTIMES>)("on %s", (r
       "ConfirmAnswered",
       "ToolFinished",
       "StepStarted",
+      // The answer's first word is told at once; the rest gathers until the step ends.
+      "TextDelta",
       "TextDelta",
       "StepFinished",
       "Answered",

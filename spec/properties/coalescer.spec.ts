@@ -1,8 +1,9 @@
 /**
  * The coalescer under a simulated clock, for random pieces, steps, other
  * events, stops and pauses: the deltas of a step join to exactly its pieces;
- * no other event is told while text waits; and pieces alone are told at most
- * once per 50 ms.
+ * no other event is told while text waits; a step's first piece is told at
+ * once; and pieces alone are told at most once per 50 ms, each gathering
+ * exactly when the rule says (a reference model of it).
  */
 import { simulatedClock } from "elyra-assistant/testing";
 import fc from "fast-check";
@@ -102,7 +103,7 @@ describe("the coalescer (SimulatedClock)", () => {
     );
   });
 
-  it("pieces alone are told at most once per 50 ms, and within 50 ms of the first waiting piece", {
+  it("pieces alone are told at once when 50 ms have passed since the last delta, else 50 ms after it", {
     timeout: timeoutFor(),
   }, () => {
     fc.assert(
@@ -132,12 +133,21 @@ describe("the coalescer (SimulatedClock)", () => {
               c.push(1, a.text);
             } else for (let k = 0; k < a.ms; k++) clock.increment(1);
           }
+          // The last run of pieces, told by its timer.
+          for (let k = 0; k < COALESCE_MS; k++) clock.increment(1);
           for (let i = 1; i < deltas.length; i++)
             expect((deltas[i] as number) - (deltas[i - 1] as number)).toBeGreaterThanOrEqual(
               COALESCE_MS,
             );
-          for (const [i, at] of deltas.entries())
-            expect(at - (firstWaiting[i] as number)).toBe(COALESCE_MS);
+          // The reference model: each run of waiting pieces is told when it began, or 50 ms after
+          // the delta before it, whichever is later; the first at once.
+          expect(deltas).toHaveLength(firstWaiting.length);
+          let last = Number.NEGATIVE_INFINITY;
+          for (const [i, at] of deltas.entries()) {
+            const due = Math.max(firstWaiting[i] as number, last + COALESCE_MS);
+            expect(at).toBe(due);
+            last = at;
+          }
         },
       ),
       { numRuns: runs(NUM_RUNS) },
@@ -180,20 +190,62 @@ describe("the coalescer (SimulatedClock)", () => {
     const told: Array<{ text: string; at: number }> = [];
     const c = coalescer(starved, (_step, text) => told.push({ text, at: now }));
     c.push(1, "a");
+    expect(told).toEqual([{ text: "a", at: 0 }]);
     now = 30;
     c.push(1, "b");
-    expect(told).toEqual([]);
-    now = 50;
+    now = 40;
     c.push(1, "c");
-    expect(told).toEqual([{ text: "abc", at: 50 }]);
+    expect(told).toEqual([{ text: "a", at: 0 }]);
+    now = 50;
+    c.push(1, "d");
+    expect(told).toEqual([
+      { text: "a", at: 0 },
+      { text: "bcd", at: 50 },
+    ]);
     // The late timer, when it runs, tells nothing twice.
     for (const fire of timers.splice(0)) fire();
-    expect(told).toEqual([{ text: "abc", at: 50 }]);
+    expect(told.map((t) => t.text)).toEqual(["a", "bcd"]);
     now = 60;
-    c.push(1, "d");
+    c.push(1, "e");
     expect(c.waiting()).toBe(true);
     c.release();
-    expect(told.map((t) => t.text)).toEqual(["abc", "d"]);
+    expect(told.map((t) => t.text)).toEqual(["a", "bcd", "e"]);
+  });
+
+  it("a step's first piece is told at once, and so is the first piece of the next turn", {
+    timeout: timeoutFor(),
+  }, () => {
+    fc.assert(
+      fc.property(fc.array(action, { maxLength: 60 }), fc.boolean(), (actions, newTurn) => {
+        const clock = simulatedClock(0);
+        const told: Array<{ step: number; text: string; at: number }> = [];
+        const c = coalescer(clock, (step, text) => told.push({ step, text, at: clock.now() }));
+        const firsts: Array<{ step: number; at: number; index: number }> = [];
+        let lastStep: number | undefined;
+        const piece = (step: number, text: string) => {
+          if (text !== "" && step !== lastStep) {
+            firsts.push({ step, at: clock.now(), index: told.length });
+            lastStep = step;
+          }
+          c.push(step, text);
+        };
+        for (const a of actions) {
+          if (a.kind === "piece") piece(a.step, a.text);
+          else if (a.kind === "advance") clock.increment(a.ms);
+          else if (a.kind === "stop" && newTurn) {
+            // The turn ends: the next one's steps may take the same numbers again.
+            c.release();
+            lastStep = undefined;
+          } else c.flush();
+        }
+        for (const f of firsts) {
+          // What the step before it left waiting may be told first, just before it.
+          const own = told.slice(f.index).find((t) => t.step === f.step);
+          expect(own?.at, `step ${f.step}`).toBe(f.at);
+        }
+      }),
+      { numRuns: runs(NUM_RUNS) },
+    );
   });
 
   it("1 000 pieces a second for 10 s: at most 21 deltas a second, none later than 50 ms", () => {

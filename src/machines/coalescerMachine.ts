@@ -1,7 +1,7 @@
 /**
- * When streamed text is told to the window. While text streams, pieces
- * gather for 50 ms from the first that waits, then go as one delta; anything
- * else that happens flushes them first. The machine decides the policy (when
+ * When streamed text is told to the window. A step's first piece is told at
+ * once; while text streams, later pieces gather and go as one delta 50 ms
+ * after the last; anything else that happens flushes them first. The machine decides the policy (when
  * gathering opens and closes, how long a gathering lasts, that another event
  * flushes); the window's `Coalescer` keeps the text and times each gathering
  * with a plain timer of the host's clock, so neither a piece nor a gathering

@@ -1,8 +1,9 @@
 /**
  * The coalescer actor: a buffer of streamed text, a plain timer per
- * gathering, and the machine that decides how to gather. Pieces are appended
- * to the buffer; only the start of a turn's text, each forced flush and the
- * turn's end reach the machine. The text is a step's answer, or in code mode
+ * gathering, and the machine that decides how to gather. A step's first
+ * piece is told at once; later pieces are appended to the buffer and told
+ * 50 ms after the last delta. Only the start of a turn's text, each forced
+ * flush and the turn's end reach the machine. The text is a step's answer, or in code mode
  * the code of a script as Claude writes it: one buffer for both, so the code
  * is gathered as the text is.
  */
@@ -16,9 +17,9 @@ import { stopActor } from "../support/stopActor.ts";
 export type CoalescerTell = (step: number, text: string, toolId?: string) => void;
 
 /**
- * Streamed text of one window, told at most once per 50 ms of gathering. A
- * class, not a bag of closures: every window has one, and idle windows should
- * cost little.
+ * Streamed text of one window: a step's first piece told at once, then at
+ * most one delta per 50 ms, each 50 ms after the one before. A class, not a
+ * bag of closures: every window has one, and idle windows should cost little.
  *
  * The machine ({@link coalescerMachine}) opens gathering when text starts,
  * says how long a gathering lasts, and says to flush; this class keeps the
@@ -36,9 +37,10 @@ export class Coalescer {
   #actor: Actor<typeof coalescerMachine> | undefined;
   /** How long a gathering lasts, as the machine said when it opened gathering; 0 while quiet. */
   #everyMs = 0;
-  /** The running gathering's timer, and when its first piece came. */
+  /** The running gathering's timer. */
   #timer: unknown;
-  #since = 0;
+  /** When the last delta of this step (or script) was told; -Infinity before its first. */
+  #toldAt = Number.NEGATIVE_INFINITY;
   readonly #due = () => {
     this.#timer = undefined;
     this.#take();
@@ -70,20 +72,20 @@ export class Coalescer {
    */
   push(step: number, piece: string, toolId?: string): void {
     if (piece === "") return;
-    if ((step !== this.#step || toolId !== this.#toolId) && this.#text !== "") this.flush();
-    this.#step = step;
-    this.#toolId = toolId;
+    if (step !== this.#step || toolId !== this.#toolId) {
+      if (this.#text !== "") this.flush();
+      this.#step = step;
+      this.#toolId = toolId;
+      this.#toldAt = Number.NEGATIVE_INFINITY;
+    }
     const first = this.#text === "";
     this.#text += piece;
-    if (!first) {
-      // The gathering's time is up but its timer has not run (the event loop is busy reading):
-      // what gathered is told now, not after the reads.
-      if (this.#clock.now() - this.#since >= this.#everyMs) this.#take();
-      return;
-    }
     if (this.#everyMs === 0) this.#machine().send({ type: "TEXT" });
-    this.#since = this.#clock.now();
-    this.#timer = this.#clock.setTimeout(this.#due, this.#everyMs);
+    const since = this.#clock.now() - this.#toldAt;
+    // A step's first piece, or a piece 50 ms after the last delta, is told at once; so is what
+    // gathered when its timer is held up (the event loop busy reading), not after the reads.
+    if (since >= this.#everyMs) this.#take();
+    else if (first) this.#timer = this.#clock.setTimeout(this.#due, this.#everyMs - since);
   }
 
   /** Tells what waits, now: before any other event, and on Stop. */
@@ -103,9 +105,11 @@ export class Coalescer {
       stopActor(this.#actor);
     }
     this.#actor = undefined;
+    this.#toldAt = Number.NEGATIVE_INFINITY;
   }
 
   stop(): void {
+    this.#toldAt = Number.NEGATIVE_INFINITY;
     this.#rest();
     if (this.#actor !== undefined) stopActor(this.#actor);
     this.#actor = undefined;
@@ -147,11 +151,12 @@ export class Coalescer {
     if (this.#text === "") return;
     const told = this.#text;
     this.#text = "";
+    this.#toldAt = this.#clock.now();
     this.#tell(this.#step, told, this.#toolId);
   }
 }
 
-/** A coalescer telling `tell(step, text, toolId?)` at most once per 50 ms of gathering. */
+/** A coalescer telling `tell(step, text, toolId?)`: a step's first piece at once, then at most once per 50 ms. */
 export const coalescer = (
   clock: Clock,
   tell: CoalescerTell,
