@@ -1,8 +1,9 @@
 /**
  * The first words at once (issue 31, target 2): in a streamed tool turn
- * (three tool steps, then a 4 KB answer in 1 000 pieces), the time from the
- * prompt to the answer's first text in the window, against the bare SDK
- * loop reading the same stream to its first text piece. The window's side
+ * (three tool steps, then a 4 KB answer in 1 000 pieces) and in a direct
+ * answer (the same answer, no tool step), the time from the prompt to the
+ * answer's first text in the window, against the bare SDK loop reading the
+ * same stream to its first text piece. The window's side
  * is what a transport sees: the first `TextDelta` on `events$()`.
  */
 import { once } from "node:events";
@@ -13,9 +14,19 @@ import { createHost } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import type { EventStore } from "elyra-assistant/log";
 import { sqliteStore } from "elyra-assistant/sqlite";
+import { type StandInRequest, says } from "elyra-assistant/testing";
 import { type Benchmark, type BenchResult, median, round2 } from "./report.ts";
 import { serveStandInIfChild, startStandIn } from "./standInChild.ts";
-import { ANSWER, API_KEY, bareLoop, makeApp, PROMPT, scripted, user } from "./streamedTurnBare.ts";
+import {
+  ANSWER,
+  API_KEY,
+  bareLoop,
+  makeApp,
+  PIECES,
+  PROMPT,
+  scripted,
+  user,
+} from "./streamedTurnBare.ts";
 
 /** What the window may add to the time to the answer's first words. */
 const TARGET_ADDED_MS = 5;
@@ -23,14 +34,27 @@ const ROUNDS = 9;
 const TURNS_PER_BATCH = 12;
 const WARMUP_TURNS = 12;
 
-await serveStandInIfChild(import.meta.url, scripted);
+/** A question the stand-in answers at once, with no tool step: the first words alone. */
+const DIRECT = "Say what the overdue invoices are, from what you know.";
+
+await serveStandInIfChild(import.meta.url, (request: StandInRequest) => {
+  const [first] = (request.body as { messages: Array<{ content: unknown }> }).messages;
+  // The window sends the question among blocks of its own (the screen's note): found by its text.
+  return JSON.stringify(first?.content ?? "").includes(DIRECT)
+    ? says(ANSWER, { pieces: PIECES, paceMs: 0 })
+    : scripted(request);
+});
 
 /** `turns` bare turns: ms from each turn's start to its answer's first piece. */
-const bareBatch = async (url: string, turns: number): Promise<number[]> => {
+const bareBatch = async (url: string, prompt: string, turns: number): Promise<number[]> => {
   let first = 0;
-  const turn = bareLoop(url, () => {
-    first = performance.now();
-  });
+  const turn = bareLoop(
+    url,
+    () => {
+      first = performance.now();
+    },
+    prompt,
+  );
   const times: number[] = [];
   for (let i = 0; i < turns; i++) {
     const start = performance.now();
@@ -48,7 +72,7 @@ const hostSide = (url: string, store?: EventStore) => {
     ...(store === undefined ? {} : { store }),
   });
   let opened = 0;
-  const batch = async (turns: number): Promise<number[]> => {
+  const batch = async (prompt: string, turns: number): Promise<number[]> => {
     const times: number[] = [];
     for (let i = 0; i < turns; i++) {
       const w = host.window(`first-${++opened}`, { user });
@@ -61,7 +85,7 @@ const hostSide = (url: string, store?: EventStore) => {
         text += event.text;
       });
       const start = performance.now();
-      const end = await w.prompt({ text: PROMPT, route: "/invoices" });
+      const end = await w.prompt({ text: prompt, route: "/invoices" });
       await w.settled();
       subscription.unsubscribe();
       await w.close();
@@ -77,38 +101,49 @@ const run = async (): Promise<BenchResult> => {
   const { url, child } = await startStandIn(import.meta.url);
   const dir = mkdtempSync(join(tmpdir(), "elyra-bench-first-"));
   const sqlite = sqliteStore(join(dir, "assistant.db"));
-  const sides = [
-    { name: "memory store", side: hostSide(url), rounds: [] as number[][] },
-    { name: "SQLite store", side: hostSide(url, sqlite), rounds: [] as number[][] },
+  const memory = hostSide(url);
+  const onSqlite = hostSide(url, sqlite);
+  const turns = [
+    { name: "a streamed tool turn", prompt: PROMPT },
+    { name: "a direct answer", prompt: DIRECT },
   ];
-  const bare: number[][] = [];
+  const sides = turns.flatMap(({ name, prompt }) => [
+    { name: `${name}, memory store`, prompt, side: memory, rounds: [] as number[][] },
+    { name: `${name}, SQLite store`, prompt, side: onSqlite, rounds: [] as number[][] },
+  ]);
+  const bare = new Map(turns.map(({ prompt }) => [prompt, [] as number[][]]));
   try {
-    await bareBatch(url, WARMUP_TURNS);
-    for (const s of sides) await s.side.batch(WARMUP_TURNS);
+    for (const { prompt } of turns) await bareBatch(url, prompt, WARMUP_TURNS);
+    for (const s of sides) await s.side.batch(s.prompt, WARMUP_TURNS);
     for (let round = 0; round < ROUNDS; round++) {
-      // The bare loop, then each store, or the reverse: the order alternates.
-      const order = [-1, ...sides.keys()];
+      // Each question's bare loop, then each store, or the reverse: the order alternates.
+      const order = [-2, -1, ...sides.keys()];
       if (round % 2 === 1) order.reverse();
       for (const at of order) {
-        if (at < 0) bare.push(await bareBatch(url, TURNS_PER_BATCH));
-        else sides[at]!.rounds.push(await sides[at]!.side.batch(TURNS_PER_BATCH));
+        if (at < 0) {
+          const { prompt } = turns[at + 2]!;
+          bare.get(prompt)!.push(await bareBatch(url, prompt, TURNS_PER_BATCH));
+        } else
+          sides[at]!.rounds.push(await sides[at]!.side.batch(sides[at]!.prompt, TURNS_PER_BATCH));
       }
     }
   } finally {
-    for (const s of sides) await s.side.close();
+    await memory.close();
+    await onSqlite.close();
     await sqlite.close();
     rmSync(dir, { recursive: true, force: true });
     child.stdin?.end();
     await once(child, "exit");
   }
-  const bareMs = median(bare.map(median));
-  const rows = sides.map(({ name, rounds }) => {
-    // Each round's median against the bare loop's of the same round.
-    const added = rounds.map((times, i) => median(times) - median(bare[i]!));
+  const rows = sides.map(({ name, prompt, rounds }) => {
+    // Each round's median against the bare loop's of the same question and round.
+    const bareRounds = bare.get(prompt)!;
+    const bareMs = median(bareRounds.map(median));
+    const added = rounds.map((times, i) => median(times) - median(bareRounds[i]!));
     const addedMs = median(added);
     const all = rounds.flat().sort((a, b) => a - b);
     return {
-      case: `first words of a streamed tool turn, ${name}`,
+      case: `first words of ${name}`,
       bareMs: round2(bareMs),
       windowMs: round2(median(rounds.map(median))),
       addedMs: round2(addedMs),
@@ -140,7 +175,8 @@ const run = async (): Promise<BenchResult> => {
     notes: [
       "The turn of the streamedTurn bench: the stand-in Messages API in a child process on " +
         "127.0.0.1, three tool steps (invoices_index, customers_show ×2, each run for real), then " +
-        "4 096 characters in 1 000 text_delta pieces; each SSE event its own write.",
+        "4 096 characters in 1 000 text_delta pieces; each SSE event its own write. A direct " +
+        "answer: the same 1 000 pieces as the first step's answer, no tool step.",
       "bare: from the turn's start (its first messages.create) to the answer's first text_delta " +
         "read by for await. window: a window opened, loaded and subscribed before the clock; from " +
         "prompt() to the first TextDelta its events$() subscriber sees, the turn then run to its end " +

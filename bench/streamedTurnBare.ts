@@ -52,9 +52,10 @@ type Block = Record<string, unknown> & { type: string };
  * The baseline: the bare SDK stream loop, by hand. Only the request's fixed
  * parts (the system prompt and the tools, the same the pipeline sends) are
  * made beforehand; nothing of the library runs in the loop. `onFirstText`,
- * if given, is called as the answer's first piece is read.
+ * if given, is called as the answer's first piece is read; `prompt` is the
+ * question asked (the streamed tool turn's by default).
  */
-export const bareLoop = (url: string, onFirstText?: () => void) => {
+export const bareLoop = (url: string, onFirstText?: () => void, prompt = PROMPT) => {
   const client = new Anthropic({ baseURL: url, apiKey: API_KEY, maxRetries: 0 });
   const app = makeApp();
   const commands: ReadonlyMap<string, AnyCommand> = app.commands;
@@ -76,7 +77,7 @@ export const bareLoop = (url: string, onFirstText?: () => void) => {
     signal: new AbortController().signal,
   };
   return async (): Promise<{ text: string; pieces: number }> => {
-    const messages: Params["messages"] = [{ role: "user", content: PROMPT }];
+    const messages: Params["messages"] = [{ role: "user", content: prompt }];
     let pieces = 0;
     for (;;) {
       const stream = await client.messages.create({
