@@ -3,8 +3,11 @@
  * process: the stand-in Messages API (every stream told at 1 piece per ms,
  * each piece's text the time it was written) and the N browser windows (an
  * SSE client each, then a prompt each, all at once). Both clocks are this
- * process's, so a piece's added latency is its arrival at its window less the
- * time the stand-in wrote it. Driven by JSON lines on stdin; answers on stdout.
+ * process's, so a piece's latency is its arrival at its window less the time
+ * the stand-in wrote it, and what the server added beyond the gathering rule
+ * is its arrival less the latest time the rule allows it to be told. Driven
+ * by JSON lines on stdin; answers on stdout (a `prompted` line once every
+ * prompt is answered, then the trial's figures).
  */
 import { createServer, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,11 +25,17 @@ export interface Trial {
   readonly eventsPath: string;
 }
 
-/** What a trial saw: the pieces' added latency (ms), and how the stand-in kept pace. */
+/** What a trial saw: the pieces' latency and what the server added beyond the rule (ms), and how the stand-in kept pace. */
 export interface TrialResult {
+  /** Arrival at the window less the stand-in's write. */
   readonly p50: number;
   readonly p99: number;
   readonly max: number;
+  /** Arrival at the window less the rule's due time. */
+  readonly addedP50: number;
+  readonly addedP99: number;
+  /** Events that carried text, per window. */
+  readonly deltasPerWindow: number;
   readonly expected: number;
   readonly received: number;
   readonly wallMs: number;
@@ -106,13 +115,34 @@ const api = createServer((req, res) => {
 });
 
 const STAMP = /(\d+\.\d);/g;
+const GATHER_MS = 50;
 
-/** One window: its SSE client, reading stamps from the raw bytes (both sides' text is verbatim in them). */
-const openWindow = (trial: Trial, client: string, latencies: number[], onDone: () => void) => {
+/**
+ * The latest time the gathering rule allows a piece written at `written` to
+ * reach its window, when the window read the delta before at `before`: at
+ * once for a step's first piece, else 50 ms after the delta before, and never
+ * more than 50 ms after the piece was written. The delta before is taken as
+ * read, not as told (the server's clock is not this one): the server's own
+ * delay in telling it is forgiven, its delay in telling this one is not.
+ */
+const dueAt = (written: number, before: number | undefined) =>
+  before === undefined
+    ? written
+    : Math.min(Math.max(written, before + GATHER_MS), written + GATHER_MS);
+
+interface Seen {
+  readonly latencies: number[];
+  readonly added: number[];
+  deltas: number;
+}
+
+/** One window: its SSE client, reading stamps event by event from the raw bytes (both sides' text is verbatim in them). */
+const openWindow = (trial: Trial, client: string, seen: Seen, onDone: () => void) => {
   const { hostname, port } = new URL(trial.url);
   const headers = { "x-elyra-token": trial.token, "x-elyra-client": client };
-  let seen = 0;
+  let count = 0;
   let carry = "";
+  let before: number | undefined;
   const req = request(
     { hostname, port, path: trial.eventsPath, method: "GET", headers, agent: false },
     (res) => {
@@ -120,15 +150,30 @@ const openWindow = (trial: Trial, client: string, latencies: number[], onDone: (
       res.on("data", (chunk: string) => {
         const t = now();
         const text = carry + chunk;
-        const last = text.lastIndexOf(";");
-        carry = text.slice(Math.max(last + 1, text.length - 24));
-        if (seen >= trial.pieces) return;
-        for (const m of text.slice(0, last + 1).matchAll(STAMP)) {
-          latencies.push(t - Number(m[1]));
-          if (++seen === trial.pieces) {
-            onDone();
-            return;
+        const end = text.lastIndexOf("\n\n");
+        if (end < 0) {
+          carry = text;
+          return;
+        }
+        carry = text.slice(end + 2);
+        if (count >= trial.pieces) return;
+        for (const event of text.slice(0, end).split("\n\n")) {
+          let stamps = 0;
+          for (const m of event.matchAll(STAMP)) {
+            const written = Number(m[1]);
+            stamps++;
+            seen.latencies.push(t - written);
+            seen.added.push(t - dueAt(written, before));
+            if (++count === trial.pieces) {
+              onDone();
+              break;
+            }
           }
+          if (stamps > 0) {
+            seen.deltas++;
+            before = t;
+          }
+          if (count >= trial.pieces) return;
         }
       });
       res.on("error", () => {});
@@ -168,14 +213,14 @@ const cpuMs = () => {
 
 const runTrial = async (trial: Trial): Promise<TrialResult> => {
   piecesPerStream = trial.pieces;
-  const latencies: number[] = [];
+  const seen: Seen = { latencies: [], added: [], deltas: 0 };
   let done = 0;
   let allDone = () => {};
   const finished = new Promise<void>((resolve) => {
     allDone = resolve;
   });
   const windows = Array.from({ length: trial.n }, (_, i) =>
-    openWindow(trial, `${trial.prefix}-${i}`, latencies, () => {
+    openWindow(trial, `${trial.prefix}-${i}`, seen, () => {
       if (++done === trial.n) allDone();
     }),
   );
@@ -185,16 +230,24 @@ const runTrial = async (trial: Trial): Promise<TrialResult> => {
   const cpu = cpuMs();
   const wall = now();
   await Promise.all(windows.map((w) => w.prompt()));
+  process.stdout.write(`${JSON.stringify({ prompted: true })}\n`);
   const capMs = (trial.pieces * 3 + 15_000) | 0;
   await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, capMs))]);
-  const sorted = Float64Array.from(latencies).sort();
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const quantiles = (values: number[]) => {
+    const sorted = Float64Array.from(values).sort();
+    return (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  };
+  const at = quantiles(seen.latencies);
+  const added = quantiles(seen.added);
   const result = {
     p50: at(0.5),
     p99: at(0.99),
     max: at(1),
+    addedP50: added(0.5),
+    addedP99: added(0.99),
+    deltasPerWindow: seen.deltas / trial.n,
     expected: trial.n * trial.pieces,
-    received: latencies.length,
+    received: seen.latencies.length,
     wallMs: now() - wall,
     tickGapMs: ticks === 0 ? 0 : tickGaps / ticks,
     childCpuMs: cpuMs() - cpu,
