@@ -1,0 +1,128 @@
+/**
+ * The two servers of bench/proxy.bench.ts, each in a child process of its
+ * own so that its CPU is its own: the library's proxy, and the floor it is
+ * measured against, a minimal pass-through (a node:http server forwarding
+ * each request to the stand-in with undici's `request()` over a kept-alive
+ * agent, no checks, the answer's body piped through as it comes).
+ *
+ *   node --import tsx bench/proxyChild.ts --bench-server proxy|pass <upstream>
+ *
+ * prints its URL; answers each line `cpu` on stdin with this process's CPU
+ * so far (`{"cpuUs": …}`); exits when stdin ends.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createInterface, type Interface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { toNodeListener } from "elyra-assistant/http";
+import { createProxy } from "elyra-assistant/proxy";
+import { Agent, request } from "undici";
+import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
+
+/** Which server a child serves. */
+export type ServerKind = "proxy" | "pass";
+
+/** The model the proxy allows and the user token it accepts. */
+export const MODEL = "claude-bench";
+export const TOKEN = "bench-user";
+const SERVER_KEY = "bench-server-key";
+
+/** The library's proxy, with checks as an app would set them. */
+const proxyListener = (upstream: string) =>
+  toNodeListener(
+    createProxy({
+      apiKey: SERVER_KEY,
+      authenticate: (req) =>
+        req.headers.get("authorization") === `Bearer ${TOKEN}` ? "bench" : undefined,
+      models: [MODEL],
+      maxTokens: 1024,
+      upstream,
+      rateLimit: { calls: 1_000_000, perSeconds: 60 },
+    }),
+  );
+
+/** The floor: the body read, sent upstream with the server's key, the answer piped back. No checks. */
+const passListener = (upstream: string) => {
+  const agent = new Agent();
+  const target = `${upstream}/v1/messages`;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      request(target, {
+        method: "POST",
+        dispatcher: agent,
+        headers: {
+          "content-type": "application/json",
+          "anthropic-version": "2023-06-01",
+          "x-api-key": SERVER_KEY,
+        },
+        body: Buffer.concat(chunks),
+      }).then(
+        (answer) => {
+          const type = answer.headers["content-type"];
+          res.writeHead(answer.statusCode, type === undefined ? {} : { "content-type": type });
+          answer.body.pipe(res);
+        },
+        () => res.writeHead(502).end(),
+      );
+    });
+  };
+};
+
+/** In the child: when this file is the entry point with `--bench-server`, serves and answers `cpu`. */
+const serveIfChild = async (): Promise<void> => {
+  const entry = process.argv[1];
+  const at = process.argv.indexOf("--bench-server");
+  if (entry === undefined || pathToFileURL(entry).href !== import.meta.url || at < 0) return;
+  const kind = process.argv[at + 1] as ServerKind;
+  const upstream = process.argv[at + 2] ?? "";
+  const server = createServer(kind === "proxy" ? proxyListener(upstream) : passListener(upstream));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", () => {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuUs: user + system })}\n`);
+  });
+  lines.on("close", () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+};
+await serveIfChild();
+
+/** A server child, from the bench: its URL, its CPU so far (µs), and how to stop it. */
+export interface ServerChild {
+  readonly url: string;
+  readonly cpuUs: () => Promise<number>;
+  readonly stop: () => void;
+}
+
+/** Starts a server child of `kind` in front of `upstream`. */
+export const startServer = async (kind: ServerKind, upstream: string): Promise<ServerChild> => {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...SOURCE_NODE_ARGS, fileURLToPath(import.meta.url), "--bench-server", kind, upstream],
+    { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines: Interface = createInterface({
+    input: child.stdout as NonNullable<typeof child.stdout>,
+  });
+  const exited = once(child, "exit").then(([code]) => {
+    throw new Error(`the ${kind} server exited (${String(code)})`);
+  });
+  exited.catch(() => {});
+  const line = async () => (await Promise.race([once(lines, "line"), exited]))[0] as string;
+  const url = await line();
+  return {
+    url,
+    cpuUs: async () => {
+      child.stdin?.write("cpu\n");
+      return (JSON.parse(await line()) as { cpuUs: number }).cpuUs;
+    },
+    stop: () => child.stdin?.end(),
+  };
+};
