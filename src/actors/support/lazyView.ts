@@ -18,7 +18,8 @@ const foldOnto = <S>(projection: Projection<S>, state: S, events: ReadonlyArray<
 export class LazyView<S> {
   readonly #projection: Projection<S>;
   #state: S;
-  #queued: LogEvent[] = [];
+  /** Made at the first event queued: an idle window's views hold none. */
+  #queued: LogEvent[] | undefined;
 
   constructor(projection: Projection<S>) {
     this.#projection = projection;
@@ -26,20 +27,23 @@ export class LazyView<S> {
   }
 
   push(event: LogEvent): void {
-    this.#queued.push(event);
+    if (this.#queued === undefined) this.#queued = [event];
+    else this.#queued.push(event);
   }
 
   reset(events: ReadonlyArray<LogEvent>): void {
-    this.#state = this.#projection.fold(events);
-    this.#queued = [];
+    // An empty log folds to the initial state: that one is kept, not a copy of it per window.
+    this.#state = events.length === 0 ? this.#projection.initial : this.#projection.fold(events);
+    this.#queued = undefined;
   }
 
   read(): S {
     const queued = this.#queued;
+    if (queued === undefined) return this.#state;
     if (queued.length === 1)
       this.#state = this.#projection.apply(this.#state, queued[0] as LogEvent);
     else if (queued.length > 1) this.#state = foldOnto(this.#projection, this.#state, queued);
-    if (queued.length > 0) this.#queued = [];
+    this.#queued = undefined;
     return this.#state;
   }
 }
