@@ -67,7 +67,7 @@ export interface WindowWriter {
 }
 
 /** The writer of every window on a store without leases: all is done here. */
-const UNLEASED: WindowWriter = {
+export const UNLEASED: WindowWriter = {
   leased: false,
   current: () => undefined,
   holds: () => false,

@@ -85,6 +85,9 @@ export interface WindowLog {
   readonly selections: () => SelectionsState;
 }
 
+/** What a log's queue and reload start from: one settled promise for every window's log. */
+const SETTLED: Promise<unknown> = Promise.resolve();
+
 /**
  * A window's log, as a class: every window has one, and the methods of
  * thousands of idle windows are shared rather than held as closures each.
@@ -96,7 +99,7 @@ class LogOfWindow implements WindowLog {
   readonly #onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void;
   /** The lease appends are made under, on a store with leases; none there refuses them. */
   readonly #writer: (() => Writer | undefined) | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  #queue: Promise<unknown> = SETTLED;
   /** The appends gathering while the one before them is in flight: stored in one call. */
   #batch: Batch | undefined;
   #lastSeq = 0;
@@ -116,7 +119,7 @@ class LogOfWindow implements WindowLog {
   /** Whether a reload has read the log whole once. */
   #loaded = false;
   /** The reload in flight: a catch-up waits for it (it reads the log from its start). */
-  #reloading: Promise<unknown> = Promise.resolve();
+  #reloading: Promise<unknown> = SETTLED;
   /**
    * What the store refused last, until the log is read again: the appends
    * queued behind a refused one are refused with it, so the stored log never

@@ -14,8 +14,9 @@ import type { User } from "../../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
 import { LeaseLost } from "../../runtime/log/writerLeases.ts";
 import { promptRefused, WindowOwnerMismatch } from "../assistantWindow.ts";
-import { windowLease } from "../cluster/lease.ts";
+import { type WindowLease, windowLease } from "../cluster/lease.ts";
 import { writerOps } from "../cluster/ops.ts";
+import { UNLEASED } from "../cluster/writer.ts";
 import { TurnWaiters } from "../log/turnWaiters.ts";
 import { streamOf, type WindowLog, windowLog } from "../log/windowLog.ts";
 import { LiveQueryRefused } from "../support/liveQueries.ts";
@@ -36,6 +37,9 @@ export type { TurnEnd } from "../../runtime/log/events.ts";
 export type { AssistantWindow, PromptInput } from "../assistantWindow.ts";
 export { PromptRefused, SelectionRefused } from "../assistantWindow.ts";
 
+/** A window with no earlier window of its client id to wait for: one settled promise for all. */
+const NOTHING_BEFORE: Promise<void> = Promise.resolve();
+
 /** @internal */
 export const openWindow = (
   deps: WindowDeps,
@@ -43,7 +47,7 @@ export const openWindow = (
   key: string,
   firstUser: User,
   /** Settles when an earlier window of this client id has finished closing: its log is read after. */
-  after: Promise<void> = Promise.resolve(),
+  after: Promise<void> = NOTHING_BEFORE,
 ): OpenWindow => {
   const assistant = deps.app.assistant;
   let user = firstUser;
@@ -89,28 +93,38 @@ export const openWindow = (
   );
   /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
   let openTools = 0;
-  /** Whether the conversation has nothing running: no turn, no question waiting, no tool step. */
-  const idle = () =>
-    (conversation()?.getSnapshot().matches("idle") ?? true) &&
-    (confirmations.made()?.pending().length ?? 0) === 0 &&
-    openTools === 0;
-  /** On a store several hosts share, the window's lease: who writes it now (decision (aj)). */
-  const { writer, interrupt, catchUp } = windowLease({
-    routing: deps.routing,
-    log,
-    clientId,
-    owner,
-    idle,
-    actor: conversation,
-    started: () => phases.starting,
-    record: (event) => record(event),
-    ownerSeen: () => {
-      ownerRecorded = true;
-    },
-    faulted: (error) => phases.send({ type: "FAULTED", error }),
-    leaseChanged: (event) => phases.send({ type: event }),
-    onError: (error) => deps.onError(error, { clientId }),
-  });
+  /**
+   * On a store several hosts share, the window's lease: who writes it now (decision (aj)). On a
+   * store without leases it is made only when a recovery finds a turn to record interrupted, or
+   * the store tells of appends: every window has the one writer, and an idle one holds no lease.
+   */
+  const leaseOf = (): WindowLease =>
+    windowLease({
+      routing: deps.routing,
+      log,
+      clientId,
+      owner,
+      // Whether the conversation has nothing running: no turn, no question waiting, no tool step.
+      idle: () =>
+        (conversation()?.getSnapshot().matches("idle") ?? true) &&
+        (confirmations.made()?.pending().length ?? 0) === 0 &&
+        openTools === 0,
+      actor: conversation,
+      started: () => phases.starting,
+      record: (event) => record(event),
+      ownerSeen: () => {
+        ownerRecorded = true;
+      },
+      faulted: (error) => phases.send({ type: "FAULTED", error }),
+      leaseChanged: (event) => phases.send({ type: event }),
+      onError: (error) => deps.onError(error, { clientId }),
+    });
+  let made = deps.routing === undefined ? undefined : leaseOf();
+  const lease = () => {
+    made ??= leaseOf();
+    return made;
+  };
+  const writer = made?.writer ?? UNLEASED;
   /** Prompts waiting for their turn's end: settled by the log, or refused when it cannot tell. */
   const turns = new TurnWaiters(log);
   const currentTurn = () => conversation()?.getSnapshot().context.turn ?? log.status().turn;
@@ -183,7 +197,7 @@ export const openWindow = (
     if (named !== undefined && named.owner !== owner) throw new WindowOwnerMismatch({ clientId });
     ownerRecorded = named !== undefined || !deps.store.durable;
     // On a shared store, a live host holding the lease may be running it: it is left to that host.
-    if (log.status().running) await writer.ifFree(interrupt);
+    if (log.status().running) await writer.ifFree(() => lease().interrupt());
     return { window: key, conversation: conversationFrom(log, assistant, deps.codeCallDeadlineMs) };
   };
 
@@ -306,7 +320,7 @@ export const openWindow = (
     },
     catchUp: (toSeq) => {
       // Another owner's log closes the window: opened again, it is refused.
-      if (!closed()) catchUp(toSeq, () => void window.close().catch(() => undefined));
+      if (!closed()) lease().catchUp(toSeq, () => void window.close().catch(() => undefined));
     },
     prompt: promptAnew(ops.prompt, failed, () => deps.reopen(clientId, user)),
     confirm: ops.confirm,
