@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LazyView } from "../../src/actors/support/lazyView.ts";
+import { LazyView, ViewQueue } from "../../src/actors/support/lazyView.ts";
 import type { LogEvent } from "../../src/runtime/log/events.ts";
 import { history, status } from "../../src/runtime/log/projections.ts";
 import { SOURCE_NODE_ARGS } from "../fixtures/sourceNode.ts";
@@ -27,22 +27,40 @@ const started = (seq: number): LogEvent =>
 
 describe("what an idle window shares", () => {
   it("a view of an empty log is the projection's initial state, not a copy of it", () => {
-    const view = new LazyView(status);
+    const queue = new ViewQueue();
+    const view = new LazyView(status, queue);
     view.reset([]);
     expect(view.read()).toBe(status.initial);
-    const other = new LazyView(history);
+    const other = new LazyView(history, queue);
     other.reset([]);
     expect(other.read()).toBe(history.initial);
   });
 
-  it("a view folds what was queued, once, after an empty log or a read one", () => {
-    const view = new LazyView(status);
-    view.reset([]);
-    view.push(started(1));
-    expect(view.read()).toEqual(status.fold([started(1)]));
-    expect(view.read()).toBe(view.read());
-    view.reset([started(1)]);
-    expect(view.read()).toEqual(status.fold([started(1)]));
+  it("views over one queue each fold what they have not read, whenever they read it", () => {
+    const queue = new ViewQueue();
+    const first = new LazyView(status, queue);
+    const second = new LazyView(history, queue);
+    first.reset([]);
+    second.reset([]);
+    queue.push(started(1));
+    expect(first.read()).toEqual(status.fold([started(1)]));
+    expect(first.read()).toBe(first.read());
+    const answered = {
+      ...started(2),
+      _tag: "TurnEnded",
+      outcome: "answered",
+    } as unknown as LogEvent;
+    queue.push(answered);
+    // A view made now has read all so far: it sees what comes after, on the state it starts from.
+    const late = new LazyView(status, queue);
+    expect(second.read()).toEqual(history.fold([started(1), answered]));
+    expect(first.read()).toEqual(status.fold([started(1), answered]));
+    expect(late.read()).toBe(status.initial);
+    queue.push(started(3));
+    expect(late.read()).toEqual(status.apply(status.initial, started(3)));
+    first.reset([started(1)]);
+    expect(first.read()).toEqual(status.fold([started(1)]));
+    expect(second.read()).toEqual(history.fold([started(1), answered, started(3)]));
   });
 
   it("every window's lifecycle in one state has one hidden class (V8), not one each", () => {

@@ -22,7 +22,7 @@ import { epochOf } from "../../runtime/log/resumePoint.ts";
 import { LeaseLost, type Writer } from "../../runtime/log/writerLeases.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import type { EventFeed } from "../assistantWindow.ts";
-import { LazyView } from "../support/lazyView.ts";
+import { LazyView, ViewQueue } from "../support/lazyView.ts";
 import { APPEND_BATCH, type Batch, eventAt } from "./appendBatch.ts";
 import { FeedOfLog } from "./feed.ts";
 
@@ -127,10 +127,12 @@ class LogOfWindow implements WindowLog {
    */
   #refused: { readonly error: unknown } | undefined;
   readonly #appended = new Subject<LogEvent>();
-  readonly #history = new LazyView(history);
-  readonly #usage = new LazyView(usage);
-  readonly #status = new LazyView(status);
-  readonly #panel = new LazyView(panelItems);
+  /** The events the views have not all read: queued once for all of them. */
+  readonly #unread = new ViewQueue();
+  readonly #history = new LazyView(history, this.#unread);
+  readonly #usage = new LazyView(usage, this.#unread);
+  readonly #status = new LazyView(status, this.#unread);
+  readonly #panel = new LazyView(panelItems, this.#unread);
   /**
    * Made at the first selection: before one, nothing is selected whatever the
    * log says, and most windows never select, so an idle window holds no view of it.
@@ -280,7 +282,7 @@ class LogOfWindow implements WindowLog {
     this.#status.reset(events);
     this.#panel.reset(events);
     if (this.#selections === undefined && events.some((e) => e._tag === "SelectionChanged"))
-      this.#selections = new LazyView(selections);
+      this.#selections = new LazyView(selections, this.#unread);
     this.#selections?.reset(events);
     this.#lastSeq = Math.max(storedSeq, events.at(-1)?.seq ?? 0);
     const first = events[0];
@@ -377,13 +379,9 @@ class LogOfWindow implements WindowLog {
   }
 
   #push(event: LogEvent): void {
-    this.#history.push(event);
-    this.#usage.push(event);
-    this.#status.push(event);
-    this.#panel.push(event);
     if (this.#selections === undefined && event._tag === "SelectionChanged")
-      this.#selections = new LazyView(selections);
-    this.#selections?.push(event);
+      this.#selections = new LazyView(selections, this.#unread);
+    this.#unread.push(event);
   }
 }
 
