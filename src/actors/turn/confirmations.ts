@@ -32,14 +32,17 @@ export const windowConfirmations = (deps: {
   readonly turn: () => number;
 }): WindowConfirmations => {
   let broker: ConfirmationBroker | undefined;
-  /** The append of each answer, by call, until its command asks for it (once). */
-  const answers = new Map<string, Promise<unknown>>();
+  /**
+   * The append of the latest accepted answer, by its call, until its command asks for it (once).
+   * One question waits at a time in a window, so one is kept; none until a question is answered.
+   */
+  let accepted: { readonly callId: string; readonly append: Promise<unknown> } | undefined;
   return {
     made: () => broker,
     stored: (callId) => {
-      const append = answers.get(callId);
-      answers.delete(callId);
-      return append ?? Promise.reject(new Error(`no answer was recorded for call ${callId}`));
+      const kept = accepted?.callId === callId ? accepted.append : undefined;
+      if (kept !== undefined) accepted = undefined;
+      return kept ?? Promise.reject(new Error(`no answer was recorded for call ${callId}`));
     },
     broker: () => {
       if (broker !== undefined) return broker;
@@ -82,8 +85,7 @@ export const windowConfirmations = (deps: {
         // One question waits at a time in a window: only the latest answer is kept.
         if (answer === "accepted") {
           append.catch(() => undefined);
-          answers.clear();
-          answers.set(request.callId, append);
+          accepted = { callId: request.callId, append };
         }
       });
       return broker;
