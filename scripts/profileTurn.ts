@@ -3,8 +3,10 @@
  * the streamedTurn bench's stand-in Messages API (3 tool steps, then 4 KB
  * in 1 000 pieces) in this process, runs `turns` turns (300 unless given)
  * in a child on the compiled package under V8's CPU profiler, and prints the
- * top frames by self time and the package's own functions by total time
- * (docs/performance.md shows a run). Needs `npm run build:lib` first.
+ * top frames by self time and the package's own functions by total time;
+ * then the same turns by the bare SDK loop in a child of its own, and where
+ * each side's CPU goes, in ms a turn, side by side (docs/performance.md shows
+ * a run). Needs `npm run build:lib` first.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -33,6 +35,52 @@ interface ProfileNode {
 const frameOf = (node: ProfileNode) => {
   const { functionName, url, lineNumber } = node.callFrame;
   return `${functionName || "(anonymous)"} ${url.replace(/^.*\/(node_modules\/|dist\/)/, "$1")}:${lineNumber + 1}`;
+};
+
+interface Profile {
+  readonly nodes: ProfileNode[];
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly samples: ReadonlyArray<number>;
+}
+
+/** Where a frame's time is counted in the side-by-side table: a dependency, a folder of the package, or the runtime. */
+const placeOf = ({ callFrame: { functionName, url } }: ProfileNode): string => {
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (dependency !== null) return dependency[1] as string;
+  const own = /\/dist\/(.*)\/[^/]+$/.exec(url);
+  if (own !== null) return `the package: ${own[1]}/`;
+  if (/undici/.test(url)) return "undici (fetch)";
+  if (functionName === "(garbage collector)") return "the garbage collector";
+  return "Node and V8, the rest";
+};
+
+/** Each place's self time, in ms a turn. */
+const placesOf = (file: string, turns: number): Map<string, number> => {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+  const msPerSample = (profile.endTime - profile.startTime) / profile.samples.length / 1000;
+  const places = new Map<string, number>();
+  for (const n of profile.nodes) {
+    if (n.hitCount === 0 || n.callFrame.functionName === "(idle)") continue;
+    const place = placeOf(n);
+    places.set(place, (places.get(place) ?? 0) + (n.hitCount * msPerSample) / turns);
+  }
+  return places;
+};
+
+/** The two sides' places, largest difference first. */
+const sideBySide = (bare: Map<string, number>, library: Map<string, number>) => {
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  console.log("\n| where (self time) | bare loop, ms a turn | library, ms a turn | added |");
+  console.log("| --- | ---: | ---: | ---: |");
+  const row = (place: string, b: number, l: number) =>
+    console.log(`| ${place} | ${b.toFixed(2)} | ${l.toFixed(2)} | ${(l - b).toFixed(2)} |`);
+  row("all, while busy", sum(bare), sum(library));
+  const places = [...new Set([...bare.keys(), ...library.keys()])]
+    .map((p) => [p, bare.get(p) ?? 0, library.get(p) ?? 0] as const)
+    .filter(([, b, l]) => Math.abs(l - b) >= 0.02 || l >= 0.1)
+    .sort((x, y) => y[2] - y[1] - (x[2] - x[1]));
+  for (const [place, b, l] of places) row(place, b, l);
 };
 
 const summary = (file: string) => {
@@ -83,25 +131,33 @@ const api = await standInMessagesApi((request: StandInRequest) => {
     ? says(ANSWER, { pieces: 1_000, paceMs: 0 })
     : toolCall(call.name, call.input, { paceMs: 0 });
 });
+/** Runs `turns` turns of `side` in a child under the profiler; the profile's path. */
+const profiled = async (side: "library" | "bare", dir: string): Promise<string> => {
+  const child = spawn(
+    process.execPath,
+    [
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      join(root, "scripts", "profileTurn.child.mjs"),
+      api.url,
+      String(turns),
+      ...(side === "bare" ? ["bare"] : []),
+    ],
+    { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const [profile] = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+  if (code !== 0 || profile === undefined) {
+    console.error(`the profiled child (${side}) exited ${String(code)}`);
+    process.exit(1);
+  }
+  return join(dir, profile);
+};
 const dir = mkdtempSync(join(tmpdir(), "elyra-profile-"));
-const child = spawn(
-  process.execPath,
-  [
-    "--cpu-prof",
-    `--cpu-prof-dir=${dir}`,
-    join(root, "scripts", "profileTurn.child.mjs"),
-    api.url,
-    String(turns),
-  ],
-  { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
-);
-const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+const library = await profiled("library", mkdtempSync(join(dir, "library-")));
+const bare = await profiled("bare", mkdtempSync(join(dir, "bare-")));
 await api.close();
-const [profile] = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
-if (code !== 0 || profile === undefined) {
-  console.error(`the profiled child exited ${String(code)}`);
-  process.exit(1);
-}
-console.log(`${turns} turns; busy samples only (idle left out); ${join(dir, profile)}`);
-summary(join(dir, profile));
+console.log(`${turns} turns; busy samples only (idle left out); ${library}`);
+summary(library);
+sideBySide(placesOf(bare, turns), placesOf(library, turns));
 if (process.env.KEEP_PROFILE === undefined) rmSync(dir, { recursive: true, force: true });
