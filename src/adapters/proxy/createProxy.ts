@@ -260,7 +260,7 @@ export const createProxy = <U = User>(
         // keys), with the proxy's own metadata: the signed-in user's opaque id, never the client's.
         body: JSON.stringify({
           ...(json.right as object),
-          metadata: { user_id: await userIdOf(key) },
+          metadata: { user_id: userIdOf(key) },
         }),
         timeoutMs,
         clock,
