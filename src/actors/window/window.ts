@@ -320,7 +320,14 @@ export const openWindow = (
     },
     catchUp: (toSeq) => {
       // Another owner's log closes the window: opened again, it is refused.
-      if (!closed()) lease().catchUp(toSeq, () => void window.close().catch(() => undefined));
+      const catchUp = () => {
+        if (!closed()) lease().catchUp(toSeq, () => void window.close().catch(() => undefined));
+      };
+      // Without leases, a notice is mostly of this window's own append, told before it resolved:
+      // looked at once the appends in flight are stored, so that none makes the lease for nothing.
+      if (deps.routing !== undefined || toSeq === undefined) catchUp();
+      else if (toSeq > log.lastSeq())
+        void log.idle().then(() => toSeq > log.lastSeq() && catchUp());
     },
     prompt: promptAnew(ops.prompt, failed, () => deps.reopen(clientId, user)),
     confirm: ops.confirm,
