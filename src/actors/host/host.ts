@@ -36,6 +36,7 @@ import {
   MAX_WINDOWS,
   positive,
   RESTART_WINDOW_MS,
+  SHARD_BLOCK,
   SUPERVISOR_SHARDS,
 } from "./options.ts";
 
@@ -152,14 +153,17 @@ export const createHost = (app: App, options: HostOptions): Host => {
       : window.supervised.recover();
   });
   /**
-   * The supervisors of the windows' conversations, a window's by its key
-   * modulo their number: XState copies a parent's children at every spawn and
-   * stop, so one supervisor of 10 000 windows spent milliseconds on each.
-   * Each is made when its first window opens; all are stopped by `close`.
+   * The supervisors of the windows' conversations: XState copies a parent's
+   * children at every spawn and stop, so one supervisor of 10 000 windows
+   * spent milliseconds on each. Windows opened one after another share one,
+   * `SHARD_BLOCK` of them (keys are numbered as windows open), the next block
+   * the next of `SUPERVISOR_SHARDS`: a few hundred windows are one supervisor,
+   * not 64 (about 10 KB each), and a supervisor's children are numbered
+   * densely. Each is made when its first window opens; all are stopped by `close`.
    */
   const supervisors: Array<Actor<typeof machine> | undefined> = [];
   const supervising = (key: string) => {
-    const shard = Number(key) % SUPERVISOR_SHARDS;
+    const shard = Math.floor(Number(key) / SHARD_BLOCK) % SUPERVISOR_SHARDS;
     const supervisor = supervisors[shard];
     if (supervisor !== undefined) return supervisor;
     const started = createActor(machine, {
