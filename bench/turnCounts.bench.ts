@@ -1,8 +1,8 @@
 /**
  * What one streamed tool turn makes, counted: XState's inspection events
- * (events delivered, actors started, microsteps, snapshots, actions), the
- * store's appends and the events they carry, and for SQLite the
- * transactions. Counts, not times: they do not move with the machine's
+ * (events delivered, actors started, microsteps, snapshots, actions), and
+ * the store's appends (each one transaction on SQLite) and the events they
+ * carry. Counts, not times: they do not move with the machine's
  * load, so a run before a change and one after compare exactly.
  *
  * The turn is `streamedTurn`'s (3 tool steps, a 4 KB answer in 1 000
@@ -70,9 +70,8 @@ const countTurns = async (
     store: counted(sqlite ?? memoryStore(), counts),
     inspect: (event) => {
       if (!on) return;
-      const e = event as { type: string; actorRef: unknown; event?: { type?: string } };
-      bump(counts, e.type);
-      if (e.type === "@xstate.actor") bump(counts, `started: ${actorKind(e.actorRef)}`);
+      bump(counts, event.type);
+      if (event.type === "@xstate.actor") bump(counts, `started: ${actorKind(event.actorRef)}`);
     },
   });
   let seen = 0;
@@ -152,26 +151,28 @@ const run = async (): Promise<BenchResult> => {
       ["memory", true],
       ["sqlite", true],
     ] as const;
-    const results = [];
+    const results: Array<{
+      readonly kind: string;
+      readonly fresh: boolean;
+      readonly perTurn: Counts;
+      readonly events: number;
+    }> = [];
     for (const [kind, fresh] of cases)
       results.push({ kind, fresh, ...(await countTurns(standIn.url, kind, fresh)) });
-    const rows: Array<Row & { case: string }> = [];
-    for (const [key, label] of KINDS) {
+    /** A row of the table: `label`, and each case's figure in its column. */
+    const rowOf = (label: string, figure: (r: (typeof results)[number]) => number) => {
       const row: Record<string, string | number> = { case: label };
-      for (const r of results) row[`${r.kind}${r.fresh ? " fresh" : ""}`] = r.perTurn[key] ?? 0;
-      rows.push(row as Row & { case: string });
-    }
+      for (const r of results) row[`${r.kind}${r.fresh ? " fresh" : ""}`] = figure(r);
+      return row as Row & { case: string };
+    };
     const started = new Set(
       results.flatMap((r) => Object.keys(r.perTurn).filter((k) => k.startsWith("started: "))),
     );
-    for (const key of [...started].sort()) {
-      const row: Record<string, string | number> = { case: `  ${key}` };
-      for (const r of results) row[`${r.kind}${r.fresh ? " fresh" : ""}`] = r.perTurn[key] ?? 0;
-      rows.push(row as Row & { case: string });
-    }
-    const seen: Record<string, string | number> = { case: "log events a reader sees" };
-    for (const r of results) seen[`${r.kind}${r.fresh ? " fresh" : ""}`] = r.events;
-    rows.push(seen as Row & { case: string });
+    const rows = [
+      ...KINDS.map(([key, label]) => rowOf(label, (r) => r.perTurn[key] ?? 0)),
+      ...[...started].sort().map((key) => rowOf(`  ${key}`, (r) => r.perTurn[key] ?? 0)),
+      rowOf("log events a reader sees", (r) => r.events),
+    ];
     return {
       title:
         "what one streamed tool turn makes: XState's events, actors, microsteps and snapshots, the store's appends",
