@@ -55,9 +55,10 @@ const placeOf = ({ callFrame: { functionName, url } }: ProfileNode): string => {
   return "Node and V8, the rest";
 };
 
+const readProfile = (file: string): Profile => JSON.parse(readFileSync(file, "utf8")) as Profile;
+
 /** Each place's self time, in ms a turn. */
-const placesOf = (file: string, turns: number): Map<string, number> => {
-  const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+const placesOf = (profile: Profile, turns: number): Map<string, number> => {
   const msPerSample = (profile.endTime - profile.startTime) / profile.samples.length / 1000;
   const places = new Map<string, number>();
   for (const n of profile.nodes) {
@@ -83,8 +84,7 @@ const sideBySide = (bare: Map<string, number>, library: Map<string, number>) => 
   for (const [place, b, l] of places) row(place, b, l);
 };
 
-const summary = (file: string) => {
-  const { nodes } = JSON.parse(readFileSync(file, "utf8")) as { nodes: ProfileNode[] };
+const summary = ({ nodes }: Profile) => {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of nodes) for (const child of n.children ?? []) parent.set(child, n.id);
@@ -158,6 +158,7 @@ const library = await profiled("library", mkdtempSync(join(dir, "library-")));
 const bare = await profiled("bare", mkdtempSync(join(dir, "bare-")));
 await api.close();
 console.log(`${turns} turns; busy samples only (idle left out); ${library}`);
-summary(library);
-sideBySide(placesOf(bare, turns), placesOf(library, turns));
+const libraryProfile = readProfile(library);
+summary(libraryProfile);
+sideBySide(placesOf(readProfile(bare), turns), placesOf(libraryProfile, turns));
 if (process.env.KEEP_PROFILE === undefined) rmSync(dir, { recursive: true, force: true });
