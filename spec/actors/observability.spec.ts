@@ -135,7 +135,7 @@ describe("inspect", () => {
     expect(machines).toContain("conversation");
     expect(machines).toContain("confirmation");
     expect(machines).toContain("coalescer");
-    expect(machines).toContain("logic"); // callModel and runTools, invoked by the conversation
+    expect(machines).toContain("logic"); // the turn's steps, invoked by the conversation
     expect(seen.some((e) => e.type === "@xstate.snapshot")).toBe(true);
     await host.close();
   });

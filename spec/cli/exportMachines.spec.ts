@@ -138,7 +138,7 @@ describe("export-machines", () => {
       "stepsLeft",
       "wantsTools",
     ]);
-    expect([...valuesOf(json, "src")].sort()).toEqual(["callModel", "codeRun", "runTools"]);
+    expect([...valuesOf(json, "src")].sort()).toEqual(["codeRun", "steps"]);
     expect(JSON.stringify(machineJson(MACHINES.codeRun as AnyStateMachine))).toContain(
       '"after":{"deadline":"timedOut"}',
     );

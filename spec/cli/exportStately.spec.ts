@@ -111,9 +111,8 @@ describe("export-machines --format stately", () => {
       "// Named in its setup but by no state: actors conversation, recover; delays restartWindow.\n",
     );
     expect(namesIn(machineJson(MACHINES.conversation as AnyStateMachine)).actors).toEqual([
-      "callModel",
       "codeRun",
-      "runTools",
+      "steps",
     ]);
     const codeRun = readFileSync(join(dir, "codeRun.ts"), "utf8");
     expect(codeRun).toMatch(/after: \{\n\s+deadline: "timedOut",\n/);

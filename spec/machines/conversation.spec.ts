@@ -5,13 +5,15 @@
 
 import { responseOf, simulatedClock } from "elyra-assistant/testing";
 import { describe, expect, it } from "vitest";
-import { createActor, fromCallback, fromPromise } from "xstate";
+import { createActor, fromCallback } from "xstate";
 import {
   type ConversationEmitted,
   type ConversationEvent,
   conversationMachine,
   type RunToolsInput,
+  type StepsCommand,
 } from "../../src/machines/conversationMachine.ts";
+import { turnSteps } from "../../src/machines/turnSteps.ts";
 import { stepsSpent } from "../../src/runtime/prompt/limits.ts";
 import type { ModelResponse } from "../../src/runtime/prompt/model.ts";
 
@@ -35,22 +37,22 @@ const run = (
   let toolsSendBack: ((e: ConversationEvent) => void) | undefined;
   const machine = conversationMachine.provide({
     actors: {
-      callModel: fromPromise(
-        ({ signal }) =>
-          new Promise<ModelResponse>((resolve, reject) => {
-            const timer = clock.setTimeout(
-              () => resolve(queue.shift() as ModelResponse),
-              options.delayMs ?? 100,
-            );
-            signal.addEventListener("abort", () => {
-              clock.clearTimeout(timer);
-              reject(new Error("aborted"));
-            });
-          }),
-      ),
-      runTools: fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack }) => {
-        toolRuns.push(input);
-        toolsSendBack = sendBack;
+      // The turn's one steps actor: each model step answers after `delayMs`, tool runs wait for the spec.
+      steps: fromCallback<StepsCommand>(({ sendBack, receive }) => {
+        const stop = new AbortController();
+        receive((command) => {
+          if (command.type === "RUN_TOOLS") {
+            toolRuns.push(command.input);
+            toolsSendBack = sendBack;
+            return;
+          }
+          const timer = clock.setTimeout(
+            () => sendBack({ type: "STEP_DONE", response: queue.shift() as ModelResponse }),
+            options.delayMs ?? 100,
+          );
+          stop.signal.addEventListener("abort", () => clock.clearTimeout(timer));
+        });
+        return () => stop.abort();
       }),
     },
   });
@@ -202,8 +204,10 @@ describe("the conversation machine", () => {
       createActor(
         conversationMachine.provide({
           actors: {
-            callModel: fromPromise(() => Promise.reject(error)),
-            runTools: fromCallback(() => undefined),
+            steps: turnSteps(() => ({
+              callModel: () => Promise.reject(error),
+              runTools: async () => [],
+            })),
           },
         }),
         { input: { maxSteps: 8, tokenBudget: 1000 }, clock },

@@ -16,6 +16,7 @@ export type {
   ConversationEvent,
   ConversationInput,
   RunToolsInput,
+  StepsCommand,
 } from "./conversationSetup.ts";
 
 /**
@@ -62,6 +63,8 @@ export const conversationMachine = conversationSetup.createMachine({
     },
     turn: {
       initial: "checking",
+      // One actor for the turn's steps: asked for each model step and each step's tool calls.
+      invoke: { id: "steps", src: "steps" },
       // In any state of the turn.
       on: {
         STOP: {
@@ -85,25 +88,17 @@ export const conversationMachine = conversationSetup.createMachine({
           ],
         },
         requesting: {
-          entry: ["startStep", "logStepStarted"],
-          invoke: {
-            src: "callModel",
-            input: ({ context }) => ({
-              messages: context.messages,
-              tools: context.tools,
-              turn: context.turn,
-              step: context.step,
-              container: context.container,
-            }),
-            onDone: {
+          entry: ["startStep", "logStepStarted", "askModel"],
+          on: {
+            STEP_DONE: {
               target: "deciding",
               actions: [
-                { type: "rememberResponse", params: ({ event }) => ({ response: event.output }) },
+                { type: "rememberResponse", params: ({ event }) => ({ response: event.response }) },
                 "logStepFinished",
                 "logScripts",
               ],
             },
-            onError: [
+            STEP_FAILED: [
               {
                 guard: "modelError",
                 target: "#conversation.idle",
@@ -155,14 +150,7 @@ export const conversationMachine = conversationSetup.createMachine({
         },
         runningTools: {
           initial: "working",
-          invoke: {
-            src: "runTools",
-            input: ({ context }) => ({
-              calls: toolCallsOf(context.response),
-              turn: context.turn,
-              step: context.step,
-            }),
-          },
+          entry: "runTools",
           on: {
             TOOLS_DONE: [
               {

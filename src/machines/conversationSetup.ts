@@ -6,7 +6,7 @@
  * steps and the log.
  */
 import { Predicate } from "effect";
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import { ActorNotProvided } from "../runtime/errors.ts";
 import { tokensOf, type UnstampedEvent } from "../runtime/log/events.ts";
 import {
@@ -76,6 +76,9 @@ export type ConversationEvent =
   /** `streamed`: the text of the step in flight told so far, which Stop keeps. */
   | { readonly type: "STOP"; readonly streamed?: string }
   | { readonly type: "RESET"; readonly streamed?: string }
+  /** The model step the turn's steps actor was asked for: its response, or why it has none. */
+  | { readonly type: "STEP_DONE"; readonly response: ModelResponse }
+  | { readonly type: "STEP_FAILED"; readonly error: unknown }
   | { readonly type: "CONFIRMING" }
   | { readonly type: "CONFIRMED" }
   | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
@@ -107,6 +110,17 @@ export interface RunToolsInput {
   readonly turn: number;
   readonly step: number;
 }
+
+/**
+ * What the conversation tells its turn's steps actor, one at a time: ask the
+ * model for one step (answered `STEP_DONE` or `STEP_FAILED`), or run one
+ * step's tool calls (answered `CONFIRMING`/`CONFIRMED` while the user is
+ * asked, then `TOOLS_DONE` or `TOOLS_CRASHED`). The actor lives as long as
+ * the turn: stopped with it, it stops what it runs.
+ */
+export type StepsCommand =
+  | { readonly type: "CALL_MODEL"; readonly input: CallModelInput }
+  | { readonly type: "RUN_TOOLS"; readonly input: RunToolsInput };
 
 type Prompt = Extract<ConversationEvent, { readonly type: "PROMPT" }>;
 
@@ -153,11 +167,8 @@ export const conversationSetup = setup({
     emitted: {} as ConversationEmitted,
   },
   actors: {
-    callModel: fromPromise<ModelResponse, CallModelInput>(() =>
-      crash(new ActorNotProvided({ machine: "conversation", actor: "callModel" })),
-    ),
-    runTools: fromCallback<ConversationEvent, RunToolsInput>(() =>
-      crash(new ActorNotProvided({ machine: "conversation", actor: "runTools" })),
+    steps: fromCallback<StepsCommand>(() =>
+      crash(new ActorNotProvided({ machine: "conversation", actor: "steps" })),
     ),
     codeRun: codeRunMachine,
   },
@@ -219,6 +230,28 @@ export const conversationSetup = setup({
       modelSteps: context.modelSteps + (context.continuing ? 0 : 1),
       continuing: false,
     })),
+    /** The step's request, told to the turn's steps actor. */
+    askModel: sendTo(
+      "steps",
+      ({ context }): StepsCommand => ({
+        type: "CALL_MODEL",
+        input: {
+          messages: context.messages,
+          tools: context.tools,
+          turn: context.turn,
+          step: context.step,
+          container: context.container,
+        },
+      }),
+    ),
+    /** The step's tool calls, told to the turn's steps actor. */
+    runTools: sendTo(
+      "steps",
+      ({ context }): StepsCommand => ({
+        type: "RUN_TOOLS",
+        input: { calls: toolCallsOf(context.response), turn: context.turn, step: context.step },
+      }),
+    ),
     logStepStarted: emit(({ context }) =>
       log({ _tag: "StepStarted", turn: context.turn, step: context.step }),
     ),
@@ -315,8 +348,8 @@ export const conversationSetup = setup({
       context.response?.stopReason === "tool_use" && toolCallsOf(context.response).some(fromCode),
     paused: ({ context }) => context.response?.stopReason === "pause_turn",
     refused: ({ context }) => context.response?.stopReason === "refusal",
-    // The invoked actors' error and output events are not among the machine's events: read by name.
-    modelError: ({ event }) => "error" in event && isModelError(event.error),
+    // The code run's output event is not among the machine's events: read by name.
+    modelError: ({ event }) => event.type === "STEP_FAILED" && isModelError(event.error),
     codeOverCap: ({ event }) => "output" in event && Predicate.isTagged(event.output, "OverCap"),
   },
 });

@@ -3,7 +3,7 @@
  * for all windows, each window's model and tools found through the
  * conversation its actor belongs to, and the supervisor that runs them.
  */
-import { type AnyActorRef, fromPromise } from "xstate";
+import type { AnyActorRef } from "xstate";
 import { codeRunMachine } from "../../machines/codeRunMachine.ts";
 import { type CallModelInput, conversationMachine } from "../../machines/conversationMachine.ts";
 import {
@@ -11,10 +11,11 @@ import {
   recoverFrom,
   supervisorMachine,
 } from "../../machines/supervisorMachine.ts";
+import { turnSteps } from "../../machines/turnSteps.ts";
 import type { CallPath } from "../../runtime/calls/callPath.ts";
 import { InvariantBroken } from "../../runtime/errors.ts";
 import type { ModelResponse } from "../../runtime/prompt/model.ts";
-import { codeCallRunner, type ToolRunnerWindow, toolRunner } from "./toolRunner.ts";
+import { codeCallRunner, runTools, type ToolRunnerWindow } from "./toolRunner.ts";
 
 /**
  * What the host's one conversation machine needs of each window, found from
@@ -31,8 +32,8 @@ export interface WindowBinding {
 export type Bindings = WeakMap<AnyActorRef, WindowBinding>;
 
 /**
- * The window of the conversation `self` runs under: its parent (a model step,
- * a tool run), or its parent's parent (a call from code, under its code run).
+ * The window of the conversation `self` runs under: its parent (the turn's
+ * steps), or its parent's parent (a call from code, under its code run).
  */
 const boundTo = (bindings: Bindings, self: AnyActorRef): WindowBinding => {
   for (let ref = self._parent; ref !== undefined; ref = ref._parent) {
@@ -53,10 +54,13 @@ const boundTo = (bindings: Bindings, self: AnyActorRef): WindowBinding => {
 export const hostConversation = (path: CallPath, bindings: Bindings) =>
   conversationMachine.provide({
     actors: {
-      callModel: fromPromise<ModelResponse, CallModelInput>(({ input, signal, self }) =>
-        boundTo(bindings, self).callModel(input, signal),
-      ),
-      runTools: toolRunner(path, (self) => boundTo(bindings, self).tools),
+      steps: turnSteps((self) => {
+        const { callModel, tools } = boundTo(bindings, self);
+        return {
+          callModel,
+          runTools: (input, tell, signal) => runTools(path, tools, input, tell, signal),
+        };
+      }),
       codeRun: codeRunMachine.provide({
         actors: { runCall: codeCallRunner(path, (self) => boundTo(bindings, self).tools) },
       }),

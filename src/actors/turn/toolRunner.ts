@@ -1,11 +1,11 @@
 /**
- * The tools actor of a conversation: runs one step's tool calls, in order,
- * through the call path, and logs each as a tool step. A call that needs the
- * user's answer puts the conversation in `awaitingConfirmation` until it has one.
+ * A conversation's tool calls: one step's calls run in order through the call
+ * path, each logged as a tool step. A call that needs the user's answer puts
+ * the conversation in `awaitingConfirmation` until it has one.
  */
 
-import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
-import type { ConversationEvent, RunToolsInput } from "../../machines/conversationMachine.ts";
+import { type AnyActorRef, fromPromise } from "xstate";
+import type { RunToolsInput } from "../../machines/conversationMachine.ts";
 import type { WindowTurn } from "../../machines/windowMachine.ts";
 import type { CallPath } from "../../runtime/calls/callPath.ts";
 import type { Confirmer } from "../../runtime/calls/confirmer.ts";
@@ -120,43 +120,31 @@ export const runCall = async (
 };
 
 /**
- * The tools actor logic, made once per host: `windowOf` finds the window an
- * actor runs for from the actor itself, so every window shares one machine.
+ * One step's tool calls, in order, through the call path: the turn's steps
+ * actor runs it (`turnSteps`). `tell` says when the user is asked and has
+ * answered; once `signal` aborts (the turn ended), what runs finishes on its
+ * own and nothing after it starts.
  */
-export const toolRunner = (path: CallPath, windowOf: (self: AnyActorRef) => ToolRunnerWindow) =>
-  fromCallback<ConversationEvent, RunToolsInput>(({ input, sendBack, self }) => {
-    const window = windowOf(self);
-    const stop = new AbortController();
-    const confirmer: Confirmer = {
-      ask: (request, signal) => {
-        sendBack({ type: "CONFIRMING" });
-        return window.confirmer.ask(request, signal).finally(() => {
-          if (!stop.signal.aborted) sendBack({ type: "CONFIRMED" });
-        });
-      },
-    };
-    /** Whether the step's calls have all run (or one crashed): nothing is left to stop. */
-    let over = false;
-    const run = async () => {
-      const results: ToolResultBlock[] = [];
-      for (const call of input.calls) {
-        // Stopped: what runs finishes on its own; nothing after it starts.
-        if (stop.signal.aborted) return;
-        results.push(await runCall(path, window, call, input.turn, stop.signal, confirmer));
-      }
-      over = true;
-      if (!stop.signal.aborted) sendBack({ type: "TOOLS_DONE", results });
-    };
-    run().catch((error) => {
-      over = true;
-      sendBack({ type: "TOOLS_CRASHED", error });
-    });
-    // Aborted only when something may still run: an abort makes a DOMException and its stack,
-    // about 7 µs, which every tool step paid as its actor stopped after TOOLS_DONE.
-    return () => {
-      if (!over) stop.abort();
-    };
-  });
+export const runTools = async (
+  path: CallPath,
+  window: ToolRunnerWindow,
+  input: RunToolsInput,
+  tell: (event: "CONFIRMING" | "CONFIRMED") => void,
+  signal: AbortSignal,
+): Promise<ReadonlyArray<ToolResultBlock>> => {
+  const confirmer: Confirmer = {
+    ask: (request, asked) => {
+      tell("CONFIRMING");
+      return window.confirmer.ask(request, asked).finally(() => tell("CONFIRMED"));
+    },
+  };
+  const results: ToolResultBlock[] = [];
+  for (const call of input.calls) {
+    if (signal.aborted) break;
+    results.push(await runCall(path, window, call, input.turn, signal, confirmer));
+  }
+  return results;
+};
 
 /**
  * The code run's `runCall` actor, made once per host: each call from code
