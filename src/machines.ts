@@ -33,6 +33,7 @@ export type {
   ConversationEvent,
   ConversationInput,
   RunToolsInput,
+  StepsCommand,
 } from "./machines/conversationMachine.ts";
 export { conversationMachine } from "./machines/conversationMachine.ts";
 export type {
@@ -51,6 +52,8 @@ export {
   recoveryId,
   supervisorMachine,
 } from "./machines/supervisorMachine.ts";
+export type { TurnStepsHandlers } from "./machines/turnSteps.ts";
+export { turnSteps } from "./machines/turnSteps.ts";
 export type {
   WindowContext,
   WindowConversation,

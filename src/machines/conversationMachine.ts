@@ -20,18 +20,20 @@ export type {
 } from "./conversationSetup.ts";
 
 /**
- * The conversation machine. Provide `callModel` (a promise actor resolving to
- * the step's response) and `runTools` (a callback actor that sends
- * `CONFIRMING`/`CONFIRMED` while it waits for the user and `TOOLS_DONE` with
- * one result per call). Every action and guard is named: what each does is in
- * `conversationSetup.ts`.
+ * The conversation machine. Provide `steps`: one actor a turn, told each
+ * model step (`CALL_MODEL`, answered `STEP_DONE` or `STEP_FAILED`) and each
+ * step's tool calls (`RUN_TOOLS`, answered `CONFIRMING`/`CONFIRMED` while it
+ * waits for the user and `TOOLS_DONE` with one result per call); `turnSteps`
+ * makes it from two functions. Every action and guard is named: what each
+ * does is in `conversationSetup.ts`.
  *
  * @example
  * ```ts
- * import { createActor, fromPromise } from "xstate";
+ * import { createActor } from "xstate";
+ * import { conversationMachine, turnSteps } from "elyra-assistant/machines";
  *
  * const machine = conversationMachine.provide({
- *   actors: { callModel: fromPromise(({ input, signal }) => model.step(input, { signal })), runTools },
+ *   actors: { steps: turnSteps(() => ({ callModel: (input, signal) => model.step(input, { signal }), runTools })) },
  * });
  * const actor = createActor(machine, { input: { maxSteps: 8, tokenBudget: 200_000 } });
  * actor.on("log", ({ event }) => store.append(event)); // every TurnStarted, Answered, … to the log

@@ -348,8 +348,8 @@ export const conversationSetup = setup({
       context.response?.stopReason === "tool_use" && toolCallsOf(context.response).some(fromCode),
     paused: ({ context }) => context.response?.stopReason === "pause_turn",
     refused: ({ context }) => context.response?.stopReason === "refusal",
-    // The code run's output event is not among the machine's events: read by name.
     modelError: ({ event }) => event.type === "STEP_FAILED" && isModelError(event.error),
+    // The code run's output event is not among the machine's events: read by name.
     codeOverCap: ({ event }) => "output" in event && Predicate.isTagged(event.output, "OverCap"),
   },
 });

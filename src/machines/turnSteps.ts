@@ -1,8 +1,8 @@
 /**
  * The conversation's `steps` actor made from two functions: one that asks the
  * model for a step, one that runs a step's tool calls. One such actor lives
- * for each turn, told each step in turn (decision (an)): a turn of three tool
- * steps starts one actor, not seven.
+ * for each turn, told each step in turn: a turn of three tool steps starts
+ * one actor, not seven.
  */
 import { type AnyActorRef, fromCallback } from "xstate";
 import type { ModelResponse, ToolResultBlock } from "../runtime/prompt/model.ts";
@@ -60,32 +60,35 @@ export const turnSteps = (handlersOf: (self: AnyActorRef) => TurnStepsHandlers) 
     const tell = (event: ConversationEvent) => {
       if (!over) sendBack(event);
     };
+    /** Tells the conversation how the step ended: `done` with its result, or `failed`. */
+    const settle = <T>(
+      step: Promise<T>,
+      done: (result: T) => ConversationEvent,
+      failed: (error: unknown) => ConversationEvent,
+    ) =>
+      step.then(
+        (result) => {
+          running = false;
+          tell(done(result));
+        },
+        (error: unknown) => {
+          running = false;
+          tell(failed(error));
+        },
+      );
     receive((command) => {
       running = true;
-      if (command.type === "CALL_MODEL") {
-        handlers.callModel(command.input, stop.signal).then(
-          (response) => {
-            running = false;
-            tell({ type: "STEP_DONE", response });
-          },
-          (error: unknown) => {
-            running = false;
-            tell({ type: "STEP_FAILED", error });
-          },
+      if (command.type === "CALL_MODEL")
+        settle(
+          handlers.callModel(command.input, stop.signal),
+          (response) => ({ type: "STEP_DONE", response }),
+          (error) => ({ type: "STEP_FAILED", error }),
         );
-        return;
-      }
-      handlers
-        .runTools(command.input, (type) => tell({ type }), stop.signal)
-        .then(
-          (results) => {
-            running = false;
-            tell({ type: "TOOLS_DONE", results });
-          },
-          (error: unknown) => {
-            running = false;
-            tell({ type: "TOOLS_CRASHED", error });
-          },
+      else
+        settle(
+          handlers.runTools(command.input, (type) => tell({ type }), stop.signal),
+          (results) => ({ type: "TOOLS_DONE", results }),
+          (error) => ({ type: "TOOLS_CRASHED", error }),
         );
     });
     return () => {

@@ -92,8 +92,8 @@ export class InvariantBroken extends Data.TaggedError("InvariantBroken")<{
  * ```ts
  * import { createActor } from "xstate";
  *
- * // Only callModel is provided: the first tool call crashes the actor.
- * const actor = createActor(conversationMachine.provide({ actors: { callModel } }), {
+ * // No steps actor is provided: the first prompt crashes the actor.
+ * const actor = createActor(conversationMachine, {
  *   input: { maxSteps: 8, tokenBudget: 200_000 },
  * });
  * actor.subscribe({
