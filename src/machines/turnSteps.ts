@@ -2,7 +2,7 @@
  * The conversation's `steps` actor made from two functions: one that asks the
  * model for a step, one that runs a step's tool calls. One such actor lives
  * for each turn, told each step in turn: a turn of three tool steps starts
- * one actor, not seven.
+ * one actor, not seven (decision (ap), docs/decisions/0042-a-turns-steps-run-in-one-actor.md).
  */
 import { type AnyActorRef, fromCallback } from "xstate";
 import type { ModelResponse, ToolResultBlock } from "../runtime/prompt/model.ts";
