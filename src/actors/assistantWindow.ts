@@ -129,7 +129,11 @@ export class SelectionRefused extends Data.TaggedError("SelectionRefused")<{
   }
 }
 
-/** One window's conversation, as the app and its transports use it. */
+/**
+ * One window's conversation, as the app and its transports use it. Its
+ * operations are methods, shared by every window: call them on the window
+ * (`w.prompt(…)`), or bind one taken off it (`w.follow.bind(w)`).
+ */
 export interface AssistantWindow {
   readonly clientId: string;
   /** Resolves once the window's log is loaded (methods wait for it themselves). */

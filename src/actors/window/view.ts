@@ -3,118 +3,105 @@
  * conversation's state, the event streams open on it, and whether closing it
  * now would cut anything off.
  */
-import type { ActorRefFrom } from "xstate";
-import type { conversationMachine } from "../../machines/conversationMachine.ts";
-import type { GiveUpReason } from "../../machines/supervisorMachine.ts";
-import type { Clock } from "../../runtime/ports/clock.ts";
 import { eventsOf, followLog, MAX_BEHIND } from "../log/follow.ts";
-import type { WindowLog } from "../log/windowLog.ts";
-import { type StreamCounts, StreamsRefused } from "../support/limits.ts";
-import type { LiveRegistry } from "../support/liveQueries.ts";
+import { StreamsRefused } from "../support/limits.ts";
+import type { WindowCore } from "./core.ts";
 import type { OpenWindow } from "./deps.ts";
 
-type Conversation = ActorRefFrom<typeof conversationMachine>;
+/** The window's ops the view serves. */
+type WindowViewOps = Pick<OpenWindow, "follow" | "events$">;
 
-/** The parts of an open window that read it. */
-export type WindowView = Pick<
-  OpenWindow,
-  | "follow"
-  | "events$"
-  | "touch"
-  | "lastUsed"
-  | "busy"
-  | "panel"
-  | "history"
-  | "usage"
-  | "state"
-  | "context"
-  | "failed"
-  | "lastSeq"
-  | "settled"
-  | "running"
->;
+/**
+ * A window's view, over its parts as they are now. One object a window; its
+ * methods are the prototype's.
+ *
+ * @internal
+ */
+export class WindowView {
+  /** Event streams open now. */
+  #streams = 0;
+  /** When the window was last used: asked for, or its last stream ended. */
+  #lastUsed: number;
 
-/** A window's view, over its log and the window's state as it is now. */
-export const windowView = (w: {
-  readonly log: WindowLog;
-  readonly clientId: string;
-  readonly clock: Clock;
-  readonly live: LiveRegistry;
-  /** Told when the window's last event stream ends. */
-  readonly onIdle: () => void;
-  /** Once the log is read: refuses another user's window. */
-  readonly owned: () => Promise<void>;
-  /** Settles when the conversation (re)starts, or the window is given up or closed. */
-  readonly starting: () => Promise<void>;
-  readonly failed: () => { readonly error: unknown; readonly reason: GiveUpReason } | undefined;
-  readonly closed: () => boolean;
-  readonly actor: () => Conversation | undefined;
-  /** Confirmations waiting for an answer. */
-  readonly questions: () => number;
-  /** Its streams' caps: `max` on the window, and the owner's in `counts`, across their windows. */
-  readonly streams: { readonly owner: string; readonly max: number; readonly counts: StreamCounts };
-}): WindowView => {
-  const { log } = w;
-  /** Event streams open now, and when the window was last used. */
-  let streams = 0;
-  let lastUsed = w.clock.now();
-  const opened = () => {
-    streams++;
-  };
+  constructor(readonly w: WindowCore) {
+    this.#lastUsed = w.deps.clock.now();
+  }
+
+  #opened(): void {
+    this.#streams++;
+  }
+
   /** One of the window's event streams ended: it was used now, and may have gone idle. */
-  const ended = () => {
-    streams--;
-    lastUsed = w.clock.now();
-    if (streams === 0) w.onIdle();
-  };
-  return {
-    follow: async (lastEventId, options = {}) => {
-      await w.owned();
-      const failed = w.failed();
-      if (failed?.reason === "unreadableLog") throw failed.error;
-      const { owner, max, counts } = w.streams;
-      if (streams >= max) throw new StreamsRefused({ reason: "window", limit: max });
-      if (!counts.take(owner)) throw new StreamsRefused({ reason: "user", limit: counts.limit });
-      opened();
-      return followLog(log, lastEventId, options.maxBehind ?? MAX_BEHIND, () => {
-        counts.give(owner);
-        ended();
-      });
-    },
-    events$: (fromSeq) => eventsOf(log, fromSeq, w.owned, opened, ended),
-    touch: () => {
-      lastUsed = w.clock.now();
-    },
-    lastUsed: () => lastUsed,
-    busy: () => {
-      const actor = w.actor();
-      return (
-        streams > 0 ||
-        (!w.closed() && w.failed() === undefined && actor === undefined) ||
-        (actor !== undefined && !actor.getSnapshot().matches("idle")) ||
-        // On a shared store, a turn another host runs: this host's streams and goodbye follow it.
-        log.status().running ||
-        w.questions() > 0 ||
-        w.live.queries(w.clientId).length > 0
-      );
-    },
-    panel: () => log.panel(),
-    history: () => log.history(),
-    usage: () => log.usage(),
-    state: () => w.actor()?.getSnapshot().value,
-    context: () => {
-      const context = w.actor()?.getSnapshot().context;
-      return {
-        turn: context?.turn ?? log.status().turn,
-        tokensUsed: context?.tokensUsed ?? log.usage().total,
-      };
-    },
-    failed: () => w.failed() !== undefined,
-    lastSeq: () => log.lastSeq(),
-    running: () => log.status().running,
-    settled: async () => {
-      await w.starting();
-      await log.idle();
-    },
-  };
-};
+  #ended(): void {
+    this.#streams--;
+    this.#lastUsed = this.w.deps.clock.now();
+    if (this.#streams === 0) this.w.deps.onIdle();
+  }
+
+  async follow(
+    lastEventId: Parameters<WindowViewOps["follow"]>[0],
+    options: Parameters<WindowViewOps["follow"]>[1] = {},
+  ): ReturnType<WindowViewOps["follow"]> {
+    const { w } = this;
+    await w.owned();
+    const failed = w.failure();
+    if (failed?.reason === "unreadableLog") throw failed.error;
+    const { owner, deps } = w;
+    const max = deps.maxStreamsPerWindow;
+    const counts = deps.userStreams;
+    if (this.#streams >= max) throw new StreamsRefused({ reason: "window", limit: max });
+    if (!counts.take(owner)) throw new StreamsRefused({ reason: "user", limit: counts.limit });
+    this.#opened();
+    return followLog(w.log, lastEventId, options.maxBehind ?? MAX_BEHIND, () => {
+      counts.give(owner);
+      this.#ended();
+    });
+  }
+
+  events$(fromSeq?: number): ReturnType<WindowViewOps["events$"]> {
+    const { w } = this;
+    return eventsOf(
+      w.log,
+      fromSeq,
+      () => w.owned(),
+      () => this.#opened(),
+      () => this.#ended(),
+    );
+  }
+
+  touch(): void {
+    this.#lastUsed = this.w.deps.clock.now();
+  }
+
+  lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  busy(): boolean {
+    const { w } = this;
+    const actor = w.conversation();
+    return (
+      this.#streams > 0 ||
+      (!w.closed() && w.failure() === undefined && actor === undefined) ||
+      (actor !== undefined && !actor.getSnapshot().matches("idle")) ||
+      // On a shared store, a turn another host runs: this host's streams and goodbye follow it.
+      w.log.status().running ||
+      w.questions() > 0 ||
+      w.deps.live.queries(w.clientId).length > 0
+    );
+  }
+
+  context(): { readonly turn: number; readonly tokensUsed: number } {
+    const { log } = this.w;
+    const context = this.w.conversation()?.getSnapshot().context;
+    return {
+      turn: context?.turn ?? log.status().turn,
+      tokensUsed: context?.tokensUsed ?? log.usage().total,
+    };
+  }
+
+  async settled(): Promise<void> {
+    await this.w.phases.starting;
+    await this.w.log.idle();
+  }
+}
