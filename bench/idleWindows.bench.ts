@@ -18,14 +18,14 @@
  * figure is kept as an informational column (sourcePerWindowKb), each case
  * again in a child, under tsx with the source condition.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { buildSync } from "esbuild";
 import { crmCommands } from "../examples/crm/commands.ts";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
+import { buildIfStale } from "./dist.ts";
 import type { Benchmark, BenchResult } from "./report.ts";
 
 /** The heap one idle window may cost: just opened, and after one turn. */
@@ -33,34 +33,6 @@ const TARGET_KB = { opened: 8, turn: 10 } as const;
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const child = fileURLToPath(new URL("idleWindows.child.mjs", import.meta.url));
-
-/** The mtimes (ms) of every file and folder under `dir`, itself included: a deleted file changes its folder's. */
-const mtimes = (dir: string): number[] => [
-  statSync(dir).mtimeMs,
-  ...readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? mtimes(path) : [statSync(path).mtimeMs];
-  }),
-];
-
-/** Builds dist/ (`npm run build:lib`, quiet unless it fails) when it is missing or older than src/. */
-const buildIfStale = (): "built" | "up to date" => {
-  const dist = join(root, "dist");
-  const stale =
-    !existsSync(join(dist, "index.js")) ||
-    !existsSync(join(dist, "testing.js")) ||
-    Math.min(...mtimes(dist)) < Math.max(...mtimes(join(root, "src")));
-  if (!stale) return "up to date";
-  try {
-    execFileSync("npm", ["run", "--silent", "build:lib"], { cwd: root, stdio: "pipe" });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    process.stderr.write(stdout ?? "");
-    process.stderr.write(stderr ?? "");
-    throw new Error("npm run build:lib failed: the idleWindows bench measures dist/");
-  }
-  return "built";
-};
 
 type Mode = "dist" | "source";
 

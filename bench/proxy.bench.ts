@@ -3,11 +3,15 @@
  * and undici, no checks) and a direct connection to the stand-in Messages
  * API, in the same run: the CPU of the proxy's process per request against
  * the pass-through's, the time to a stream's first byte, and requests per
- * second for the record. The stand-in, the proxy and the pass-through each
- * run in a child process of their own (bench/proxyChild.ts), so each
- * server's CPU is its own and the client here measures all sides alike.
+ * second for the record; and a second floor, the pass-through with the
+ * checks a proxy exists to make written by hand (bench/proxyByHand.ts), to
+ * tell what the checks cost from what the library adds. The stand-in, the
+ * proxy (the compiled package) and the two floors each run in a child
+ * process of their own (bench/proxyChild.ts), so each server's CPU is its
+ * own and the client here measures all sides alike.
  */
 import { says } from "elyra-assistant/testing";
+import { buildIfStale } from "./dist.ts";
 import { MODEL, type ServerChild, startServer, TOKEN } from "./proxyChild.ts";
 import { type Benchmark, type BenchResult, median } from "./report.ts";
 import { serveStandInIfChild, startStandIn } from "./standInChild.ts";
@@ -124,13 +128,16 @@ const measured = async (one: Side, count: number, stream: boolean) => {
 };
 
 const run = async (): Promise<BenchResult> => {
+  buildIfStale();
   const standIn = await startStandIn(import.meta.url);
   const proxyServer = await startServer("proxy", standIn.url);
   const passServer = await startServer("pass", standIn.url);
+  const byHandServer = await startServer("byHand", standIn.url);
   const direct = side("direct", standIn.url);
   const pass = side("pass", passServer.url, passServer);
+  const byHand = side("byHand", byHandServer.url, byHandServer);
   const proxied = side("proxied", proxyServer.url, proxyServer);
-  const sides = [direct, pass, proxied];
+  const sides = [direct, pass, byHand, proxied];
   try {
     // Warm every path: connections, JIT.
     for (const { base } of sides) {
@@ -156,6 +163,7 @@ const run = async (): Promise<BenchResult> => {
   } finally {
     proxyServer.stop();
     passServer.stop();
+    byHandServer.stop();
     standIn.child.stdin?.end();
   }
   const rounds = Array.from({ length: ROUNDS }, (_, i) => i);
@@ -163,6 +171,8 @@ const run = async (): Promise<BenchResult> => {
   const ratios = (a: Side, b: Side, of: (one: Side) => number[]) =>
     rounds.map((i) => (of(a)[i] ?? Number.NaN) / (of(b)[i] ?? Number.NaN));
   const cpuRatio = median(ratios(proxied, pass, (one) => one.streamCpuUs));
+  const checksRatio = median(ratios(byHand, pass, (one) => one.streamCpuUs));
+  const overChecksRatio = median(ratios(proxied, byHand, (one) => one.streamCpuUs));
   const wholeCpuRatio = median(ratios(proxied, pass, (one) => one.cpuUs));
   const addedP50 = median(proxied.ttfb) - median(pass.ttfb);
   const addedP50Rounds = rounds.map(
@@ -194,6 +204,34 @@ const run = async (): Promise<BenchResult> => {
       ),
       target: `≤ ${TARGET_CPU_RATIO}× the pass-through`,
       pass: cpuRatio <= TARGET_CPU_RATIO,
+    },
+    {
+      case: "  the pass-through with a proxy's checks by hand (the floor's own cost)",
+      direct: "",
+      passThrough: r2(median(pass.streamCpuUs)),
+      byHand: r2(median(byHand.streamCpuUs)),
+      proxied: "",
+      ratio: r3(checksRatio),
+      rounds: spread(
+        ratios(byHand, pass, (one) => one.streamCpuUs),
+        r3,
+      ),
+      target: "(shown: byHand ÷ passThrough)",
+      pass: true,
+    },
+    {
+      case: "  the proxy against the checks by hand",
+      direct: "",
+      passThrough: "",
+      byHand: r2(median(byHand.streamCpuUs)),
+      proxied: r2(median(proxied.streamCpuUs)),
+      ratio: r3(overChecksRatio),
+      rounds: spread(
+        ratios(proxied, byHand, (one) => one.streamCpuUs),
+        r3,
+      ),
+      target: "(shown: proxied ÷ byHand)",
+      pass: true,
     },
     {
       case: "CPU µs of the server per small JSON request",
@@ -243,20 +281,34 @@ const run = async (): Promise<BenchResult> => {
       `≤ ${TARGET_TTFB_ADDED_MS} ms added to its first byte; requests/s for the record`,
     pass: rows.every((row) => row.pass),
     headline: "ratio",
-    columns: ["case", "direct", "passThrough", "proxied", "ratio", "rounds", "target", "pass"],
+    columns: [
+      "case",
+      "direct",
+      "passThrough",
+      "byHand",
+      "proxied",
+      "ratio",
+      "rounds",
+      "target",
+      "pass",
+    ],
     rows,
     notes: [
-      "The stand-in, the proxy and the pass-through each run in their own child process; the " +
-        "client (undici fetch) here, the same for the three sides.",
+      "The stand-in, the proxy, the pass-through and the pass-through with checks by hand each " +
+        "run in their own child process; the client (undici fetch) here, the same for every side.",
       "CPU: process.cpuUsage of the server's own process (user + system), read by it before and " +
         `after each batch (${STREAMS_PER_ROUND} streams or ${REQUESTS_PER_ROUND} small JSON ` +
         `requests, ${CONCURRENCY} at a time), divided by the batch's requests.`,
       "ratio: proxied ÷ pass-through for CPU; proxied − pass-through (ms) for the first byte; " +
         "proxied ÷ direct for requests/s.",
-      `${ROUNDS} rounds, each side first, second and third in turn; CPU and requests/s are the ` +
+      `${ROUNDS} rounds, each side first, second, third and fourth in turn; CPU and requests/s are the ` +
         "median of the rounds' ratios, first bytes are pooled (one at a time). rounds: the least " +
         "and the most of the rounds' own ratios (first byte: of each round's p50 added).",
-      `CPU µs per streamed request by round: pass ${list(pass.streamCpuUs)}; proxied ${list(proxied.streamCpuUs)}. Per small JSON request: pass ${list(pass.cpuUs)}; proxied ${list(proxied.cpuUs)}.`,
+      "byHand (bench/proxyByHand.ts): the pass-through with the checks a proxy exists to make, " +
+        "written by hand the short way: the token compared, the body parsed and held to the " +
+        "proxy's fields and settings, a counter a user a minute, the user id by HMAC, the body " +
+        "sent as parsed with it, each stream's usage read from its events.",
+      `CPU µs per streamed request by round: pass ${list(pass.streamCpuUs)}; byHand ${list(byHand.streamCpuUs)}; proxied ${list(proxied.streamCpuUs)}. Per small JSON request: pass ${list(pass.cpuUs)}; proxied ${list(proxied.cpuUs)}.`,
     ],
   };
 };

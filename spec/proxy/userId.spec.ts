@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { userIdsOf } from "../../src/adapters/proxy/userId.ts";
+import { USER_IDS_KEPT, userIdsOf } from "../../src/adapters/proxy/userId.ts";
 
 const webCryptoId = async (secret: string, userKey: string): Promise<string> => {
   const encoder = new TextEncoder();
@@ -48,5 +48,15 @@ describe("the proxy's user id", () => {
     expect(idOf("id:1")).toBe(idOf("id:1"));
     expect(idOf("id:1")).not.toBe(idOf('id:"1"'));
     expect(userIdsOf("another")("id:1")).not.toBe(idOf("id:1"));
+  });
+});
+
+describe("the proxy's user ids, kept", () => {
+  it("keeps the last users' ids, bounded, and makes the same id again once one was let go", () => {
+    const idOf = userIdsOf("sk-server".repeat(20));
+    const first = idOf("id:0");
+    for (let i = 1; i <= USER_IDS_KEPT + 10; i++) idOf(`id:${i}`);
+    expect(idOf("id:0")).toBe(first);
+    expect(idOf("x".repeat(10_000))).toBe(idOf("x".repeat(10_000)));
   });
 });
