@@ -83,6 +83,24 @@ const usageReader = () => {
   };
 };
 
+/** Both floors' request upstream: `body` sent to `target` with the server's key. */
+export const upstreamRequest = (
+  agent: Agent,
+  target: string,
+  serverKey: string,
+  body: string | Buffer,
+) =>
+  request(target, {
+    method: "POST",
+    dispatcher: agent,
+    headers: {
+      "content-type": "application/json",
+      "anthropic-version": "2023-06-01",
+      "x-api-key": serverKey,
+    },
+    body,
+  });
+
 /** The pass-through with a proxy's checks by hand, for `token`'s user, forwarding to `upstream`. */
 export const byHandListener = (
   upstream: string,
@@ -123,16 +141,12 @@ export const byHandListener = (
       if (count === undefined || count.minute !== minute) calls.set(user, { minute, count: 1 });
       else if (++count.count > settings.callsPerMinute) return refuse(res, 429, "limit");
       const userId = createHmac("sha256", settings.serverKey).update(user).digest("hex");
-      request(target, {
-        method: "POST",
-        dispatcher: agent,
-        headers: {
-          "content-type": "application/json",
-          "anthropic-version": "2023-06-01",
-          "x-api-key": settings.serverKey,
-        },
-        body: JSON.stringify({ ...body, metadata: { user_id: userId } }),
-      }).then(
+      upstreamRequest(
+        agent,
+        target,
+        settings.serverKey,
+        JSON.stringify({ ...body, metadata: { user_id: userId } }),
+      ).then(
         (answer) => {
           const type = answer.headers["content-type"];
           res.writeHead(answer.statusCode, type === undefined ? {} : { "content-type": type });

@@ -17,9 +17,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import { SOURCE_NODE_ARGS } from "../spec/fixtures/sourceNode.ts";
-import { byHandListener } from "./proxyByHand.ts";
+import { byHandListener, upstreamRequest } from "./proxyByHand.ts";
 
 /** Which server a child serves. */
 export type ServerKind = "proxy" | "pass" | "byHand";
@@ -65,16 +65,7 @@ const passListener = (upstream: string) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      request(target, {
-        method: "POST",
-        dispatcher: agent,
-        headers: {
-          "content-type": "application/json",
-          "anthropic-version": "2023-06-01",
-          "x-api-key": SERVER_KEY,
-        },
-        body: Buffer.concat(chunks),
-      }).then(
+      upstreamRequest(agent, target, SERVER_KEY, Buffer.concat(chunks)).then(
         (answer) => {
           const type = answer.headers["content-type"];
           res.writeHead(answer.statusCode, type === undefined ? {} : { "content-type": type });
