@@ -57,7 +57,13 @@ import {
   MAX_ACTION,
   MAX_CONFIRM_LABEL,
 } from "../../src/runtime/commands/confirmation.ts";
+import { MAX_EXAMPLE_BYTES, MAX_EXAMPLES } from "../../src/runtime/commands/examples.ts";
 import { MAX_ISSUES, MAX_LINE } from "../../src/runtime/commands/issues.ts";
+import {
+  STRICT_OPTIONAL_PARAMETERS,
+  STRICT_TOOLS_PER_REQUEST,
+  STRICT_UNION_PARAMETERS,
+} from "../../src/runtime/commands/strictSchema.ts";
 import { MAX_JSON_DEPTH } from "../../src/runtime/json.ts";
 import {
   HEARTBEAT_MS as MEMORY_HEARTBEAT_MS,
@@ -342,6 +348,39 @@ const claims: ReadonlyArray<Claim> = [
     constant: "MAX_ACTION (confirmAction)",
     value: MAX_ACTION,
     quotes: [...commands("The accept button's word, 1 to {N} characters")],
+  },
+  {
+    constant: "MAX_EXAMPLES",
+    value: MAX_EXAMPLES,
+    quotes: [
+      ...commands(
+        "written as JSON: at most {N}, each checked",
+        "| more than {N} examples, or one over",
+        "A command has at most {N} examples",
+      ),
+    ],
+  },
+  {
+    constant: "MAX_EXAMPLE_BYTES",
+    value: MAX_EXAMPLE_BYTES,
+    quotes: [
+      ...commands("or one over {N} bytes of JSON", "each at most {N} bytes of JSON: they are"),
+    ],
+  },
+  {
+    constant: "STRICT_TOOLS_PER_REQUEST",
+    value: STRICT_TOOLS_PER_REQUEST,
+    quotes: [...commands("at most {N} strict tools,")],
+  },
+  {
+    constant: "STRICT_OPTIONAL_PARAMETERS",
+    value: STRICT_OPTIONAL_PARAMETERS,
+    quotes: [...commands("{N} optional parameters (properties not in `required`)")],
+  },
+  {
+    constant: "STRICT_UNION_PARAMETERS",
+    value: STRICT_UNION_PARAMETERS,
+    quotes: [...commands("and {N} parameters with a union type")],
   },
   {
     constant: "MAX_ISSUES",

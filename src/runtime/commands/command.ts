@@ -4,6 +4,7 @@ import { CommandDefinitionError } from "../errors.ts";
 import { isAbility, resourceOf } from "./abilities.ts";
 import { argumentDecoder } from "./argumentDecoder.ts";
 import { type ConfirmationSpec, type ConfirmLabel, confirmationOf } from "./confirmation.ts";
+import { type ArgumentExamples, examplesOf } from "./examples.ts";
 import { type LinkTemplate, parseLink } from "./link.ts";
 import type { RunOrigin, User } from "./origin.ts";
 import { type McpToolHints, toolHintsOf } from "./toolHints.ts";
@@ -59,6 +60,31 @@ export interface CommandSpec<F extends Schema.Struct.Fields, R extends AnySchema
   readonly link?: string;
   /** The arguments, named, in positional order. */
   readonly args: F;
+  /**
+   * Example arguments for the model, written as JSON (the arguments'
+   * encoded form: a date as its string): the tool's `input_examples`, shown
+   * with its schema on every request. Each is decoded with `args` when the
+   * command is declared; at most 5, each at most 2 048 bytes of JSON.
+   *
+   * @example
+   * ```ts
+   * import { Schema } from "effect";
+   *
+   * const invoicesCreate = defineCommand({
+   *   name: "invoices_create",
+   *   description: "Issue an invoice to a customer.",
+   *   can: "invoices.create",
+   *   args: {
+   *     customerId: Schema.Number,
+   *     amount: Schema.Number,
+   *     dueOn: Schema.optional(Schema.DateFromString),
+   *   },
+   *   examples: [{ customerId: 42, amount: 1200 }, { customerId: 7, amount: 80, dueOn: "2026-07-01" }],
+   *   run: (args) => db.invoices.create(args),
+   * });
+   * ```
+   */
+  readonly examples?: ReadonlyArray<Schema.Struct.Encoded<F>>;
   /** The result's schema; results are encoded with it before the model sees them. */
   readonly result?: R;
   /** A rate limit for this tool, overriding the grant's. */
@@ -121,6 +147,11 @@ export interface Command<A = unknown, R = unknown> {
   readonly result: Schema.Schema<R, unknown, never> | undefined;
   /** The input JSON Schema of the tool (with `$defs` where the schema has named parts). */
   readonly inputSchema: JsonSchema;
+  /**
+   * The declared example arguments as the JSON the model is sent (the
+   * tool's `input_examples`), each decoded by `args`: absent when none.
+   */
+  readonly examples?: ArgumentExamples;
   /** The output JSON Schema, when the command has a result schema. */
   readonly outputSchema: JsonSchema | undefined;
   readonly run: (args: A, ctx: CommandContext) => R | Promise<R>;
@@ -166,8 +197,10 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  *
  * @throws {CommandDefinitionError} for a bad name, an ability that is not one,
  * a schema that has no JSON Schema, or a link that is not an app path or names
- * a placeholder that is neither an argument nor `result.<field>`, or a
- * `title` or `mcp` hint that is not one.
+ * a placeholder that is neither an argument nor `result.<field>`, a `title`
+ * or `mcp` hint that is not one, or `examples` its arguments refuse (the
+ * sentence names the example by its index), more than 5 or one over
+ * 2 048 bytes of JSON.
  *
  * @example
  * ```ts
@@ -245,6 +278,8 @@ export const defineCommand = <
   if (summary !== undefined && (summary === "" || summary.length > 300 || /[\r\n]/.test(summary)))
     fail("summary must be one line of 1 to 300 characters, for people");
   const decode = argumentDecoder(args);
+  const examples = spec.examples === undefined ? undefined : examplesOf(spec.examples, decode);
+  if (typeof examples === "string") return fail(examples);
   const encode = result === undefined ? undefined : Schema.encodeEither(result, { errors: "all" });
   return {
     name,
@@ -260,6 +295,7 @@ export const defineCommand = <
     args,
     result,
     inputSchema,
+    ...(examples === undefined || examples.length === 0 ? {} : { examples }),
     outputSchema,
     run: spec.run as Command<Schema.Struct.Type<F>, Schema.Schema.Type<R>>["run"],
     confirmation: confirmation as ConfirmationSpec<Schema.Struct.Type<F>>,

@@ -46,6 +46,10 @@ export interface ClientTool {
   readonly input_schema: Readonly<Record<string, unknown>>;
   /** Code mode: who may call it (`["direct", "code_execution_20260120"]`); direct only when absent. */
   readonly allowed_callers?: ReadonlyArray<string>;
+  /** The model's input is constrained to `input_schema` (strict tool use); never with `allowed_callers` for code. */
+  readonly strict?: boolean;
+  /** Example inputs, each valid by `input_schema`: the command's `examples`. */
+  readonly input_examples?: ReadonlyArray<Readonly<Record<string, unknown>>>;
   readonly [key: string]: unknown;
 }
 
