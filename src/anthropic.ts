@@ -9,6 +9,7 @@
 
 export type { AnthropicStreaming } from "./adapters/model/anthropic.ts";
 export { type AnthropicOptions, anthropic } from "./adapters/model/anthropic.ts";
+export { type PromptCaching, withCacheBreakpoints } from "./adapters/model/cacheLayout.ts";
 export type {
   BackendSource,
   ModelSource,

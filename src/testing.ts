@@ -71,6 +71,14 @@ export {
 } from "./testing/faultyStore.ts";
 export { type MayRun, type MayRunCall, type MayRunOptions, mayRun } from "./testing/mayRun.ts";
 export {
+  CACHE_LOOKBACK_BLOCKS,
+  type CachedUsage,
+  minimumCacheable,
+  type PromptCache,
+  type PromptCacheOptions,
+  promptCache,
+} from "./testing/promptCache.ts";
+export {
   fails,
   isFailure,
   overloaded,

@@ -347,9 +347,10 @@ describe("stop, reset and bounds", () => {
     const second = await t.assistant().prompt("second");
     expect(second.end).toMatchObject({ _tag: "Failed", error: budgetSpent(20) });
     expect(second.requests).toHaveLength(0);
-    // Cache reads and writes count against the budget too.
+    // Cache reads and writes count against the budget too, at their cost:
+    // 180 read count 18, so 1 + 1 + 18 = 20 spends it; 170 read (17) would not.
     const cached = fakeModel().says("One.", {
-      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 20 },
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 180 },
     });
     const c = testApp(app, { model: cached, user: ada });
     await c.assistant().prompt("first");
@@ -357,6 +358,12 @@ describe("stop, reset and bounds", () => {
       _tag: "Failed",
       error: budgetSpent(20),
     });
+    const cheaper = fakeModel()
+      .says("One.", { usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 170 } })
+      .says("Two.");
+    const d = testApp(app, { model: cheaper, user: ada });
+    await d.assistant().prompt("first");
+    expect((await d.assistant().prompt("second")).end).toMatchObject({ _tag: "Answered" });
     expect(budgetSpent(200_000)).toBe(
       "This conversation has used its budget of 200,000 tokens. Reset it to start a new one.",
     );

@@ -120,8 +120,16 @@ describe.each([
           cache_control: { type: "ephemeral" },
         },
       ],
-      messages: [{ role: "user", content: "Find Ada" }],
-      tools: request.tools,
+      // The prompt is the last message: a five-minute breakpoint, as its one text block.
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "Find Ada", cache_control: { type: "ephemeral" } }],
+        },
+      ],
+      tools: request.tools.map((tool, i, all) =>
+        i === all.length - 1 ? { ...tool, cache_control: { type: "ephemeral" } } : tool,
+      ),
       stream,
     });
     // SDK 1.14 sends an API key as a bearer token, not as x-api-key.
@@ -133,7 +141,13 @@ describe.each([
 
   it("sends an auth token the same way, and the container to continue in", async () => {
     api = await standInMessagesApi([says("ok")]);
-    const model = anthropic({ baseURL: api.url, authToken: "session-token", stream });
+    // No prompt cache asked for: no breakpoint anywhere.
+    const model = anthropic({
+      baseURL: api.url,
+      authToken: "session-token",
+      stream,
+      promptCache: false,
+    });
     await model.step(
       { ...request, system: "", tools: [], container: "container_1" },
       { signal: new AbortController().signal },

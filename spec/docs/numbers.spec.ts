@@ -51,7 +51,12 @@ import { MAX_BODY_BYTES } from "../../src/adapters/web/wire.ts";
 import { SHOWN } from "../../src/cli/scanKeys.ts";
 import { COALESCE_MS } from "../../src/machines/coalescerMachine.ts";
 import { CONFIRM_TIMEOUT_MS } from "../../src/runtime/calls/confirmer.ts";
-import { DEFAULT_MAX_STEPS, DEFAULT_TOKEN_BUDGET } from "../../src/runtime/commands/app.ts";
+import {
+  DEFAULT_MAX_STEPS,
+  DEFAULT_TOKEN_BUDGET,
+  DEFAULT_TOOL_SEARCH_ABOVE_TOKENS,
+  DEFAULT_TOOL_SEARCH_ABOVE_TOOLS,
+} from "../../src/runtime/commands/app.ts";
 import {
   CONFIRM_LABEL_TIMEOUT_MS,
   MAX_ACTION,
@@ -77,6 +82,7 @@ import {
   CHECK_MAX_STEPS,
   CHECK_NUM_RUNS,
 } from "../../src/testing/checkCallPath.ts";
+import { MAX_PATTERN_CHARS } from "../../src/testing/standInToolSearch.ts";
 import { docFiles, readDoc } from "./markdown.ts";
 
 /** A figure and its unit, as the docs write them. */
@@ -308,6 +314,27 @@ const claims: ReadonlyArray<Claim> = [
       ...assistant("**`maxTokensPerConversation`** ({N})", "its budget of {N} tokens"),
       ...commands("| `maxTokensPerConversation` | `{N}`"),
     ],
+  },
+  {
+    constant: "DEFAULT_TOOL_SEARCH_ABOVE_TOOLS (assistant.toolSearchAboveTools)",
+    value: DEFAULT_TOOL_SEARCH_ABOVE_TOOLS,
+    quotes: [
+      ...assistant("| `toolSearchAboveTools` | `{N}`", "than `toolSearchAboveTools` ({N}) tools"),
+      ...commands("| `toolSearchAboveTools` | `{N}`"),
+    ],
+  },
+  {
+    constant: "DEFAULT_TOOL_SEARCH_ABOVE_TOKENS (assistant.toolSearchAboveTokens)",
+    value: DEFAULT_TOOL_SEARCH_ABOVE_TOKENS,
+    quotes: [
+      ...assistant("| `toolSearchAboveTokens` | `{N}`", "over `toolSearchAboveTokens` ({N})"),
+      ...commands("| `toolSearchAboveTokens` | `{N}`"),
+    ],
+  },
+  {
+    constant: "MAX_PATTERN_CHARS (the stand-in's regex tool search)",
+    value: MAX_PATTERN_CHARS,
+    quotes: [...assistant("a case-insensitive pattern of at most {N} characters")],
   },
   {
     constant: "CONFIRM_TIMEOUT_MS (confirmTimeoutMs)",

@@ -71,6 +71,7 @@ describe("a turn through the real SDK against the stand-in Messages API", () => 
           type: "tool_result",
           tool_use_id: expect.any(String),
           content: '[{"id":1,"overdue":true}]',
+          cache_control: { type: "ephemeral" },
         },
       ],
     });

@@ -113,9 +113,16 @@ describe("streaming faults through the window", () => {
         messages: Array<{ role: string; content: unknown }>;
       }
     ).messages;
+    // The end of the earlier turns: it carries the breakpoint the next turn reads up to.
     expect(messages[1]).toEqual({
       role: "assistant",
-      content: `${partial}\n\n(stopped by the user)`,
+      content: [
+        {
+          type: "text",
+          text: `${partial}\n\n(stopped by the user)`,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
     });
   });
 });

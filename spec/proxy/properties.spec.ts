@@ -138,9 +138,16 @@ const toolArb = fc.record(
       fc.oneof(fc.string(), fc.integer()),
     ),
     type: mostly(
-      fc.constantFrom(undefined, "custom", "code_execution_20260120"),
+      fc.constantFrom(
+        undefined,
+        "custom",
+        "code_execution_20260120",
+        "tool_search_tool_bm25_20251119",
+      ),
       fc.constantFrom(
         "web_search_20250305",
+        "tool_search_tool_regex_20251119",
+        "tool_search_tool_bm25",
         "code_execution_20250825",
         "code_execution_20260120",
         "code_execution_latest",
@@ -303,6 +310,7 @@ const shouldForward = (
       if (typeof name !== "string") return false;
       if (type === undefined || type === "custom") continue;
       if (typeof type !== "string") return false;
+      if (/^tool_search_tool_(bm25|regex)_\d{8}$/.test(type)) continue;
       if (!(settings.codeExecution && /^code_execution_\d{8}$/.test(type))) return false;
     }
   }

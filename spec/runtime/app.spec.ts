@@ -31,6 +31,11 @@ describe("createApp", () => {
       maxTokensPerConversation: 200_000,
       windowContext: true,
       codeMode: false,
+      codeExecutionTool: "code_execution_20260120",
+      toolSearch: "auto",
+      toolSearchAboveTools: 30,
+      toolSearchAboveTokens: 10_000,
+      toolSearchTool: "tool_search_tool_bm25_20251119",
       instructions: "",
     });
     expect(app.assistant?.rateLimit).toBeUndefined();
@@ -61,7 +66,7 @@ describe("createApp", () => {
     ],
     [
       { allow: ["a"], alow: ["b"] },
-      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode" | "codeExecutionTool"',
+      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode" | "codeExecutionTool" | "toolSearch" | "toolSearchAboveTools" | "toolSearchAboveTokens" | "toolSearchTool"',
     ],
   ])("refuses the assistant config %j", (config, message) => {
     expect(configError(() => make(config))).toBe(message);

@@ -47,6 +47,7 @@ describe("toMessage", () => {
         output_tokens: 5,
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       },
     });
   });

@@ -18,11 +18,13 @@ import {
 import { countingIds } from "./countingIds.ts";
 import {
   isFailure,
+  type ScriptedFailure,
   type ScriptedReply,
   type ScriptedResponse,
   type ScriptedToolCall,
   toMessage,
 } from "./script.ts";
+import { playToolSearch, toolSearchProblem } from "./standInToolSearch.ts";
 import { jsonPieces } from "./streamEvents.ts";
 
 /** A step of a fake model's script: a response, or a fault the model port never gives. */
@@ -90,6 +92,14 @@ export const responseOf = (reply: ScriptedReply, ids = countingIds("fake")): Mod
 
 const aborted = () => new ModelError({ kind: "aborted", message: "the request was aborted" });
 
+/** A scripted or refused API error, as the model port rejects with it. */
+const apiError = (failure: ScriptedFailure): ModelError =>
+  new ModelError({
+    kind: kindOfStatus(failure.error.status, failure.error.type),
+    message: failure.error.message,
+    status: failure.error.status,
+  });
+
 /** How a fake model tells its text. */
 export interface FakeModelOptions {
   /**
@@ -133,8 +143,13 @@ const codePiecesOf = (
 
 /**
  * A scripted model: each step the host asks for takes the next reply of the
- * script (text, tool calls, code, a refusal or an API error), told as the
- * Anthropic adapter would tell it.
+ * script (text, tool calls, code, a tool search, a refusal or an API
+ * error), told as the Anthropic adapter would tell it. A reply's
+ * `searchTools` runs over the request's deferred tools as the API's tool
+ * search does; a request the API would refuse (every tool deferred, an
+ * unknown `tool_reference`, a `tool_result` for a `srvtoolu_` id) rejects
+ * with its 400, and a script that searches without a tool search tool, or
+ * calls a deferred tool no search loaded, with a 500 saying so.
  *
  * @example
  * ```ts
@@ -169,6 +184,9 @@ export const fakeModel = (
     step: async (request, { signal, onText, onCode }) => {
       requests.push(request);
       if (signal.aborted) throw aborted();
+      // Refused as the API refuses it, before the script is read.
+      const problem = toolSearchProblem(request);
+      if (problem !== undefined) throw apiError(problem);
       const next = queue.shift();
       if (next === undefined) {
         throw new ModelError({
@@ -182,14 +200,11 @@ export const fakeModel = (
           signal.addEventListener("abort", () => reject(aborted()), { once: true }),
         );
       }
-      if (isFailure(next)) {
-        throw new ModelError({
-          kind: kindOfStatus(next.error.status, next.error.type),
-          message: next.error.message,
-          status: next.error.status,
-        });
-      }
-      const response = responseOf(next, ids);
+      if (isFailure(next)) throw apiError(next);
+      // A tool search the reply scripts, played over the request's deferred tools.
+      const played = playToolSearch(request, next, ids);
+      if (isFailure(played)) throw apiError(played);
+      const response = responseOf(played, ids);
       // The text a word at a time, then each code execution's code: `""` as it starts, then its pieces.
       const tells: Array<() => void> = [];
       if (onText !== undefined && next.text)

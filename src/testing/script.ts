@@ -68,8 +68,19 @@ export interface ScriptedReply {
    * `message_start`). Left out of both unless given.
    */
   readonly stopDetails?: StopDetails;
-  /** Token counts; input 10 and output 5 unless given. */
+  /**
+   * Token counts; input 10 and output 5 unless given. `cacheWrite1hTokens`
+   * is sent as `cache_creation.ephemeral_1h_input_tokens`, the rest of
+   * `cacheWriteTokens` as its five-minute part. A stand-in that caches
+   * prompts counts the input side itself.
+   */
   readonly usage?: Partial<Usage>;
+  /**
+   * A tool search the model runs first (the stand-in plays it over the
+   * request's deferred tools): its query, answered with the references of
+   * the tools that match best.
+   */
+  readonly searchTools?: string;
   readonly container?: { readonly id: string; readonly expiresAt: string };
   /** The model the message names; the stand-in uses the request's model unless given. */
   readonly model?: string;
@@ -155,6 +166,10 @@ export interface WireMessage {
     readonly output_tokens: number;
     readonly cache_creation_input_tokens: number;
     readonly cache_read_input_tokens: number;
+    readonly cache_creation: {
+      readonly ephemeral_5m_input_tokens: number;
+      readonly ephemeral_1h_input_tokens: number;
+    };
   };
   readonly container?: { readonly id: string; readonly expires_at: string };
 }
@@ -293,6 +308,10 @@ export const toMessage = (reply: ScriptedReply, ids: Ids, model?: string): WireM
       output_tokens: usage.outputTokens ?? 5,
       cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
       cache_read_input_tokens: usage.cacheReadTokens ?? 0,
+      cache_creation: {
+        ephemeral_5m_input_tokens: (usage.cacheWriteTokens ?? 0) - (usage.cacheWrite1hTokens ?? 0),
+        ephemeral_1h_input_tokens: usage.cacheWrite1hTokens ?? 0,
+      },
     },
     ...(reply.container === undefined
       ? {}

@@ -6,6 +6,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Ids } from "../runtime/ports/ids.ts";
 import {
+  CacheRequestError,
+  type PromptCache,
+  type PromptCacheOptions,
+  promptCache,
+} from "./promptCache.ts";
+import {
   isFailure,
   type ScriptedFailure,
   type ScriptedReply,
@@ -13,6 +19,7 @@ import {
   toErrorBody,
   toMessage,
 } from "./script.ts";
+import { playToolSearch, type SearchedRequest, toolSearchProblem } from "./standInToolSearch.ts";
 import { encodeEvent, toStreamEvents, type WireStreamEvent } from "./streamEvents.ts";
 
 /** A request the stand-in received: headers lower-cased, the body parsed (or `undefined`). */
@@ -42,6 +49,13 @@ export interface StandInMessagesApi {
 export interface StandInOptions {
   /** Ids for messages, tool calls and `request-id`s; counting from 1 unless given. */
   readonly ids?: Ids;
+  /**
+   * Whether it caches prompts as the API does (see {@link promptCache}):
+   * then each reply's input tokens, cache reads and cache writes are
+   * counted from the request and its breakpoints, over the script's own.
+   * Off unless given.
+   */
+  readonly promptCache?: boolean | PromptCacheOptions;
 }
 
 /** Statuses the SDK retries on its own. */
@@ -55,7 +69,9 @@ const retryable = (status: number): boolean =>
  * is answered with `text/event-stream` as the API streams it (see
  * {@link toStreamEvents}), with the reply's streaming faults applied; others
  * with the whole JSON message. Requests without credentials get a 401,
- * malformed ones a 400, as the API does, and use no script entry.
+ * malformed ones a 400, as the API does, and use no script entry. A reply's
+ * `searchTools` is played over the request's deferred tools as the API's
+ * tool search (see {@link playToolSearch}).
  *
  * @example
  * ```ts
@@ -70,6 +86,10 @@ export const standInMessagesApi = async (
   options: StandInOptions = {},
 ): Promise<StandInMessagesApi> => {
   const ids = options.ids ?? counting();
+  const cache: PromptCache | undefined =
+    options.promptCache === undefined || options.promptCache === false
+      ? undefined
+      : promptCache(options.promptCache === true ? {} : options.promptCache);
   const requests: StandInRequest[] = [];
   const abandoned: number[] = [];
   let played = 0;
@@ -106,12 +126,25 @@ export const standInMessagesApi = async (
     if (request.path !== "/v1/messages" || request.method !== "POST") {
       return sendError(res, fail(404, "not_found_error", `${request.method} ${request.path}`));
     }
-    const problem = check(request);
+    const problem = check(request) ?? toolSearchProblem(request.body as SearchedRequest);
     if (problem !== undefined) return sendError(res, problem);
 
-    const response = next(request);
-    if (!(await delay(response.delayMs ?? 0, res))) return;
-    if (isFailure(response)) return sendError(res, response);
+    const scripted = next(request);
+    if (!(await delay(scripted.delayMs ?? 0, res))) return;
+    if (isFailure(scripted)) return sendError(res, scripted);
+    const searched = playToolSearch(request.body as SearchedRequest, scripted, ids);
+    if (isFailure(searched)) return sendError(res, searched);
+    let response = searched;
+    if (cache !== undefined) {
+      try {
+        response = withCachedUsage(response, cache.usage(request.body as Record<string, unknown>));
+      } catch (error) {
+        if (error instanceof CacheRequestError) {
+          return sendError(res, fail(400, "invalid_request_error", error.message));
+        }
+        throw error;
+      }
+    }
     const { model, stream } = request.body as { model: string; stream?: unknown };
     if (stream !== true || response.jsonToStream === true) {
       return send(res, 200, toMessage(response, ids, model));
@@ -142,6 +175,21 @@ export const standInMessagesApi = async (
       }),
   };
 };
+
+/** A reply with the input side of its usage as the prompt cache counted it. */
+const withCachedUsage = (
+  reply: ScriptedReply,
+  usage: ReturnType<PromptCache["usage"]>,
+): ScriptedReply => ({
+  ...reply,
+  usage: {
+    ...reply.usage,
+    inputTokens: usage.input_tokens,
+    cacheReadTokens: usage.cache_read_input_tokens,
+    cacheWriteTokens: usage.cache_creation_input_tokens,
+    cacheWrite1hTokens: usage.cache_creation.ephemeral_1h_input_tokens,
+  },
+});
 
 /** Why the API would refuse this request before the model sees it, if it would. */
 const check = (request: StandInRequest): ScriptedFailure | undefined => {

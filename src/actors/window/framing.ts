@@ -12,6 +12,7 @@ import type { SelectionsState } from "../../runtime/log/projections.ts";
 import { routeOf } from "../../runtime/log/selection.ts";
 import { requestTools } from "../../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../../runtime/prompt/systemPrompt.ts";
+import { withToolSearch } from "../../runtime/prompt/toolSearch.ts";
 import { windowNote } from "../../runtime/prompt/windowNote.ts";
 import type { PromptInput } from "../assistantWindow.ts";
 import type { WindowLog } from "../log/windowLog.ts";
@@ -71,7 +72,9 @@ export const turnFraming = (
 
 /**
  * A prompt as the conversation is sent it: its route, the note and history,
- * the tools offered to the user now, and the system prompt for its steps.
+ * the tools offered to the user now (deferred, with the tool search tool,
+ * when there are many: {@link withToolSearch}), and the system prompt for
+ * its steps.
  */
 export const framedPrompt = (
   deps: FramingDeps,
@@ -105,7 +108,7 @@ export const framedPrompt = (
       route,
       note: framing.note,
       history: at.log.history().messages,
-      tools: requestTools(assistant, tools),
+      tools: withToolSearch(assistant, requestTools(assistant, tools)),
     },
   };
 };

@@ -10,6 +10,7 @@ import { type Model, ModelError, type ModelResponse } from "../../runtime/prompt
 import { sdk } from "./anthropicSdk.ts";
 import { streamed } from "./anthropicStream.ts";
 import { textOf, toModelError, toParams, toResponse } from "./anthropicWire.ts";
+import type { PromptCaching } from "./cacheLayout.ts";
 
 /** How the adapter asks: streamed or whole, and how long a silent stream may last. */
 export interface AnthropicStreaming {
@@ -26,6 +27,13 @@ export interface AnthropicStreaming {
    * 60 000 unless given.
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * How requests use the prompt cache: breakpoints on the tools, the system
+   * prompt, the earlier turns and the last message, five-minute ones unless
+   * `{ ttl: "1h" }` (the last always five minutes); `false` for none.
+   * Five minutes unless given.
+   */
+  readonly promptCache?: PromptCaching;
 }
 
 /**
@@ -41,9 +49,10 @@ export type AnthropicOptions = (ClientOptions | { readonly client: Anthropic }) 
 export const IDLE_TIMEOUT_MS = 60_000;
 
 /**
- * A {@link Model} that asks Claude through the Anthropic SDK. Each step sends
- * the system prompt as one cached block, so later turns read it (and the
- * tools before it) from the prompt cache. Steps stream: `onText` hears each
+ * A {@link Model} that asks Claude through the Anthropic SDK. Each step's
+ * request is laid out for the prompt cache (the tools, the system prompt
+ * and the earlier turns first, each ending at a breakpoint, this turn
+ * last), so a step reads what the one before it wrote. Steps stream: `onText` hears each
  * piece of text as it arrives (`onCode` each piece of a code execution's
  * code), and the step resolves at `message_stop` with the same message a
  * whole answer gives.
@@ -55,13 +64,13 @@ export const IDLE_TIMEOUT_MS = 60_000;
  * ```
  */
 export const anthropic = (options: AnthropicOptions = {}): Model => {
-  const { stream = true, idleTimeoutMs = IDLE_TIMEOUT_MS, ...rest } = options;
+  const { stream = true, idleTimeoutMs = IDLE_TIMEOUT_MS, promptCache = {}, ...rest } = options;
   const client = "client" in rest ? rest.client : new sdk.Anthropic(rest as ClientOptions);
   // Whole once a gateway refused to stream: kept for the life of this model.
   let streaming = stream;
   return {
     step: async (request, { signal, onText, onCode }) => {
-      const params = toParams(request);
+      const params = toParams(request, promptCache);
       if (streaming) {
         try {
           return await streamed(client, params, { signal, onText, onCode, idleTimeoutMs });

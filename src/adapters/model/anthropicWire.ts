@@ -13,18 +13,26 @@ import type {
 } from "../../runtime/prompt/model.ts";
 import { kindOfStatus, kindOfType, ModelError, stopDetailsOf } from "../../runtime/prompt/model.ts";
 import { sdk } from "./anthropicSdk.ts";
+import { type PromptCaching, withCacheBreakpoints } from "./cacheLayout.ts";
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
 
-/** A model request as the SDK's parameters. */
-export const toParams = (request: ModelRequest): CreateParams => ({
+/**
+ * A model request as the SDK's parameters, with its prompt cache
+ * breakpoints placed ({@link withCacheBreakpoints}; five-minute ones unless
+ * `caching` says otherwise).
+ */
+export const toParams = (request: ModelRequest, caching: PromptCaching = {}): CreateParams =>
+  withCacheBreakpoints(bareParams(request), caching);
+
+const bareParams = (request: ModelRequest): CreateParams => ({
   model: request.model,
   max_tokens: request.maxTokens,
   // The API refuses an empty text block, so an empty system prompt is left out.
   ...(request.system === ""
     ? {}
     : {
-        system: [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }],
+        system: [{ type: "text", text: request.system }],
       }),
   // The runtime's messages and tools are the API's own shapes (a subset, with
   // unknown blocks kept as sent), so they go through as they are.
@@ -61,6 +69,10 @@ export const toResponse = (message: unknown): ModelResponse => {
         : {}),
       ...(typeof usage.cache_creation_input_tokens === "number"
         ? { cacheWriteTokens: usage.cache_creation_input_tokens }
+        : {}),
+      ...(typeof usage.cache_creation?.ephemeral_1h_input_tokens === "number" &&
+      usage.cache_creation.ephemeral_1h_input_tokens > 0
+        ? { cacheWrite1hTokens: usage.cache_creation.ephemeral_1h_input_tokens }
         : {}),
     },
     ...(container

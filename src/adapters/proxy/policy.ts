@@ -6,6 +6,7 @@
  * each checked against the settings. Pure: nothing here goes upstream.
  */
 import { Either, Schema } from "effect";
+import { TOOL_SEARCH_TYPE } from "../../runtime/prompt/toolSearch.ts";
 import { decode } from "../web/body.ts";
 import { invalid, type ProxyRefusal, STREAMING_REFUSED, unprocessable } from "./errors.ts";
 import { findUrlSource } from "./urlSources.ts";
@@ -112,13 +113,19 @@ const urlSourceRefused = (at: string): string =>
 /** Code execution's tool types: `code_execution_20250825`, `code_execution_20260120`, … */
 const CODE_EXECUTION = /^code_execution_\d{8}$/;
 
-/** Why a tool is refused, if it is: any `type` but `custom` is a server tool. */
+/**
+ * Why a tool is refused, if it is: any `type` but `custom` is a server tool.
+ * Tool search (`tool_search_tool_bm25_20251119`, `…_regex_…`) is always let
+ * through: it searches the request's own tools, loading the deferred ones it
+ * finds, so it reaches nothing the request did not already send.
+ */
 const toolRefusal = (
   tool: typeof ToolEntry.Type,
   index: number,
   policy: Policy,
 ): ProxyRefusal | undefined => {
   if (tool.type === undefined || tool.type === "custom") return undefined;
+  if (TOOL_SEARCH_TYPE.test(tool.type)) return undefined;
   if (policy.codeExecution && CODE_EXECUTION.test(tool.type)) return undefined;
   return unprocessable(
     `tools[${index}]: the server tool ${JSON.stringify(tool.type)} (${JSON.stringify(tool.name)}) isn't proxied`,
@@ -128,9 +135,10 @@ const toolRefusal = (
 /**
  * The request, decoded and checked in order: a field the allowlist doesn't
  * name (400 naming it), the body's fields (400 naming the field), the model
- * (422), `max_tokens` (422), thinking's budget (422), server tools and MCP
- * servers (422), a container without code execution (422), URL sources in
- * the messages or the system prompt (422), streaming (422).
+ * (422), `max_tokens` (422), thinking's budget (422), server tools (but
+ * tool search, and code execution when it is on) and MCP servers (422), a
+ * container without code execution (422), URL sources in the messages or
+ * the system prompt (422), streaming (422).
  */
 export const checkRequest = (
   json: unknown,

@@ -46,6 +46,10 @@ export const GrantConfig = Schema.Struct(grantFields);
 export const DEFAULT_MAX_STEPS = 8;
 /** The tokens a conversation may use unless `maxTokensPerConversation` is given. */
 export const DEFAULT_TOKEN_BUDGET = 200_000;
+/** With `toolSearch: "auto"`, a turn offered more tools than this searches them, unless `toolSearchAboveTools` is given. */
+export const DEFAULT_TOOL_SEARCH_ABOVE_TOOLS = 30;
+/** With `toolSearch: "auto"`, tool definitions estimated over this many tokens are searched, unless `toolSearchAboveTokens` is given. */
+export const DEFAULT_TOOL_SEARCH_ABOVE_TOKENS = 10_000;
 
 /**
  * The assistant's grant and settings; every setting has its documented
@@ -60,6 +64,8 @@ export const DEFAULT_TOKEN_BUDGET = 200_000;
  * assistant.maxSteps; // 8
  * assistant.maxTokensPerConversation; // 200000
  * assistant.codeMode; // false
+ * assistant.toolSearch; // "auto": searched when over 30 tools or 10 000 tokens of them
+ * assistant.toolSearchTool; // "tool_search_tool_bm25_20251119"
  * ```
  */
 export const AssistantConfig = Schema.Struct({
@@ -78,6 +84,28 @@ export const AssistantConfig = Schema.Struct({
   codeExecutionTool: Schema.optionalWith(
     Schema.String.pipe(Schema.pattern(/^code_execution_\d{8}$/)),
     { default: () => "code_execution_20260120" },
+  ),
+  /**
+   * Whether a turn's tools are sent deferred (`defer_loading: true`) with
+   * Anthropic's tool search tool, which loads the ones the model looks for:
+   * always, never, or `"auto"`, when more than `toolSearchAboveTools` are
+   * offered or their definitions are estimated over `toolSearchAboveTokens`.
+   * The search runs over the request's tools, which are only those offered
+   * to the user: it can find nothing else.
+   */
+  toolSearch: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Literal("auto")), {
+    default: () => "auto" as const,
+  }),
+  toolSearchAboveTools: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), {
+    default: () => DEFAULT_TOOL_SEARCH_ABOVE_TOOLS,
+  }),
+  toolSearchAboveTokens: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), {
+    default: () => DEFAULT_TOOL_SEARCH_ABOVE_TOKENS,
+  }),
+  /** The tool search tool's type: BM25 (natural-language queries) or regex, and its version. */
+  toolSearchTool: Schema.optionalWith(
+    Schema.String.pipe(Schema.pattern(/^tool_search_tool_(bm25|regex)_\d{8}$/)),
+    { default: () => "tool_search_tool_bm25_20251119" },
   ),
 });
 

@@ -95,12 +95,18 @@ export const history: Projection<HistoryState> = projectionOf<HistoryState>(
 export interface UsageState {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the prompt cache. */
+  readonly cacheReadTokens: number;
+  /** Input tokens written to the prompt cache, of either TTL. */
+  readonly cacheWriteTokens: number;
+  /** What counts against the budget: every step's tokens at their cost ({@link tokensOf}). */
   readonly total: number;
 }
 
 /**
  * The usage fold: the tokens every `StepFinished` reports, added up since the
- * last `Reset`; `total` counts cache reads and writes too.
+ * last `Reset`; `total` is what counts against the budget, cache reads and
+ * writes at their cost.
  *
  * @example
  * ```ts
@@ -109,15 +115,19 @@ export interface UsageState {
  * ```
  */
 export const usage: Projection<UsageState> = projectionOf<UsageState>(
-  { inputTokens: 0, outputTokens: 0, total: 0 },
+  { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, total: 0 },
   (draft, event) => {
     if (event._tag === "StepFinished") {
       draft.inputTokens += event.usage.inputTokens;
       draft.outputTokens += event.usage.outputTokens;
+      draft.cacheReadTokens += event.usage.cacheReadTokens ?? 0;
+      draft.cacheWriteTokens += event.usage.cacheWriteTokens ?? 0;
       draft.total += tokensOf(event.usage);
     } else if (event._tag === "Reset") {
       draft.inputTokens = 0;
       draft.outputTokens = 0;
+      draft.cacheReadTokens = 0;
+      draft.cacheWriteTokens = 0;
       draft.total = 0;
     }
   },
