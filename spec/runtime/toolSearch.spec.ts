@@ -12,6 +12,7 @@ import {
   offered,
 } from "elyra-assistant";
 import { describe, expect, it } from "vitest";
+import { scriptEvents, toolCallsOf } from "../../src/runtime/prompt/codeScripts.ts";
 import type { ClientTool, ModelTool } from "../../src/runtime/prompt/model.ts";
 import { requestTools } from "../../src/runtime/prompt/requestTools.ts";
 import { estimateJsonTokens } from "../../src/runtime/prompt/tokens.ts";
@@ -140,6 +141,41 @@ describe("withToolSearch", () => {
     expect(searchesTools(settings, [own, code])).toBe(false);
     expect(searchesTools(settings, [own, { ...own, name: "b" }])).toBe(true);
     expect(searchesTools({ ...settings, toolSearch: true }, [code])).toBe(false);
+  });
+});
+
+describe("a search in a response", () => {
+  it("is neither a tool call nor a script: only the tool_use after it is run", () => {
+    const content = [
+      {
+        type: "server_tool_use",
+        id: "srvtoolu_1",
+        name: "tool_search_tool_bm25",
+        input: { query: "x" },
+      },
+      {
+        type: "tool_search_tool_result",
+        tool_use_id: "srvtoolu_1",
+        content: {
+          type: "tool_search_tool_search_result",
+          tool_references: [{ type: "tool_reference", tool_name: "tool_001" }],
+        },
+      },
+      {
+        type: "tool_use",
+        id: "toolu_1",
+        name: "tool_001",
+        input: { id: 1 },
+        caller: { type: "direct" },
+      },
+    ];
+    const response = {
+      content,
+      stopReason: "tool_use",
+      usage: { inputTokens: 1, outputTokens: 1 },
+    };
+    expect(toolCallsOf(response).map((call) => call.id)).toEqual(["toolu_1"]);
+    expect(scriptEvents(content, 1, {})).toEqual([]);
   });
 });
 

@@ -76,9 +76,11 @@ export interface ScriptedReply {
    */
   readonly usage?: Partial<Usage>;
   /**
-   * A tool search the model runs first (the stand-in plays it over the
-   * request's deferred tools): its query, answered with the references of
-   * the tools that match best.
+   * A tool search the model runs first (the stand-in and `fakeModel` play
+   * it over the request's deferred tools): its query (a pattern, with the
+   * regex tool), answered with the references of the tools that match
+   * best. Its `server_tool_use` and `tool_search_tool_result` come after
+   * the thinking and text, before `blocks` and the tool calls.
    */
   readonly searchTools?: string;
   readonly container?: { readonly id: string; readonly expiresAt: string };
