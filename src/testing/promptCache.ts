@@ -26,6 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { estimateJsonTokens, estimateTokens } from "../runtime/prompt/tokens.ts";
+import { referencesIn } from "./standInToolSearch.ts";
 
 /**
  * The lookback of the API's cache: the positions checked per breakpoint,
@@ -277,21 +278,7 @@ export const promptBlocks = (body: Readonly<Record<string, unknown>>): ReadonlyA
 /** The definitions a tool search result loads: each `tool_reference` it holds counts as its tool's definition. */
 const referencedTokens = (block: unknown, definitions: ReadonlyMap<string, number>): number => {
   if (typeof block !== "object" || block === null) return 0;
-  const { type, content } = block as Json;
-  if (typeof type !== "string" || !type.endsWith("tool_result")) return 0;
-  const references: unknown[] = Array.isArray(content)
-    ? content
-    : typeof content === "object" &&
-        content !== null &&
-        Array.isArray((content as Json).tool_references)
-      ? ((content as Json).tool_references as unknown[])
-      : [];
   let tokens = 0;
-  for (const reference of references) {
-    const name = (reference as Json | null)?.tool_name;
-    if ((reference as Json | null)?.type === "tool_reference" && typeof name === "string") {
-      tokens += definitions.get(name) ?? 0;
-    }
-  }
+  for (const name of referencesIn(block as Json)) tokens += definitions.get(name) ?? 0;
   return tokens;
 };

@@ -10,7 +10,7 @@
 import type { Ids } from "../runtime/ports/ids.ts";
 import type { ContentBlock } from "../runtime/prompt/model.ts";
 import { TOOL_SEARCH_TYPE, toolSearchName } from "../runtime/prompt/toolSearch.ts";
-import type { ScriptedFailure, ScriptedReply } from "./script.ts";
+import { fails, type ScriptedFailure, type ScriptedReply } from "./script.ts";
 
 /** The tools a search returns unless asked for another number, as the API. */
 export const SEARCH_LIMIT = 5;
@@ -62,8 +62,16 @@ const blocksOf = (request: SearchedRequest): Array<{ block: Json; at: string }> 
   });
 };
 
-/** The tool names a block references: a search result's, or a custom search's `tool_result`. */
-const referencesIn = (block: Json): ReadonlyArray<string> => {
+/**
+ * The tool names a block references: a search result's, or a custom
+ * search's `tool_result`.
+ *
+ * @example
+ * ```ts
+ * referencesIn(searchResultBlock); // ["invoices_index"]
+ * ```
+ */
+export const referencesIn = (block: Json): ReadonlyArray<string> => {
   const items =
     block.type === "tool_search_tool_result" && isObject(block.content)
       ? block.content.tool_references
@@ -77,10 +85,6 @@ const referencesIn = (block: Json): ReadonlyArray<string> => {
       : [],
   );
 };
-
-const fail = (status: number, type: string, message: string, retry?: false): ScriptedFailure => ({
-  error: { status, type, message, ...(retry === undefined ? {} : { shouldRetry: retry }) },
-});
 
 /**
  * Why the API would refuse this request's tool search, if it would (a 400
@@ -97,7 +101,7 @@ const fail = (status: number, type: string, message: string, retry?: false): Scr
 export const toolSearchProblem = (request: SearchedRequest): ScriptedFailure | undefined => {
   const tools = toolsOf(request);
   if (tools.length > 0 && tools.every(deferred)) {
-    return fail(
+    return fails(
       400,
       "invalid_request_error",
       "At least one tool must have defer_loading=false. All tools cannot be deferred.",
@@ -107,7 +111,7 @@ export const toolSearchProblem = (request: SearchedRequest): ScriptedFailure | u
   for (const { block, at } of blocksOf(request)) {
     const unknown = referencesIn(block).find((name) => !names.has(name));
     if (unknown !== undefined) {
-      return fail(
+      return fails(
         400,
         "invalid_request_error",
         `Tool reference '${unknown}' not found in available tools`,
@@ -115,7 +119,7 @@ export const toolSearchProblem = (request: SearchedRequest): ScriptedFailure | u
     }
     const id = block.tool_use_id;
     if (block.type === "tool_result" && typeof id === "string" && id.startsWith("srvtoolu_")) {
-      return fail(
+      return fails(
         400,
         "invalid_request_error",
         `${at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
@@ -274,11 +278,11 @@ export const playToolSearch = (
       | (Json & { readonly type: string })
       | undefined;
     if (tool === undefined) {
-      return fail(
+      return fails(
         500,
         "api_error",
         `the script searches for tools (${JSON.stringify(reply.searchTools)}), but the request has no tool search tool`,
-        false,
+        { shouldRetry: false },
       );
     }
     const variant = tool.type.startsWith("tool_search_tool_regex") ? "regex" : "bm25";
@@ -303,11 +307,11 @@ export const playToolSearch = (
     (c) => deferredNames.has(c.name) && !loaded.has(c.name),
   );
   if (call !== undefined) {
-    return fail(
+    return fails(
       500,
       "api_error",
       `the script calls ${call.name}, a deferred tool no search loaded: script a searchTools that finds it first`,
-      false,
+      { shouldRetry: false },
     );
   }
   return played;
