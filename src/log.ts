@@ -32,6 +32,7 @@ export { AppendConflict } from "./runtime/log/eventStore.ts";
 export type { EventOf, LogEventTag, NewEvent, UnstampedEvent } from "./runtime/log/events.ts";
 export {
   Answered,
+  Compacted,
   ConfirmAnswered,
   ConfirmRequested,
   Failed,
@@ -48,6 +49,7 @@ export {
   Stopped,
   TextDelta,
   ToolFinished,
+  ToolResultsCleared,
   ToolStarted,
   TurnStarted,
   Usage,

@@ -86,11 +86,33 @@ export const conversationMachine = conversationSetup.createMachine({
         checking: {
           always: [
             { guard: "overBudget", target: "#conversation.idle", actions: "logBudgetSpent" },
+            { guard: "compactionDue", target: "compacting" },
             { target: "requesting" },
           ],
         },
+        // Once a turn, before its first step, when the history has grown past its bound.
+        compacting: {
+          entry: "askSummary",
+          on: {
+            STEP_DONE: {
+              target: "checking",
+              actions: {
+                type: "compactHistory",
+                params: ({ event }) => ({ response: event.response }),
+              },
+            },
+            STEP_FAILED: [
+              {
+                guard: "modelError",
+                target: "#conversation.idle",
+                actions: { type: "logModelError", params: ({ event }) => ({ error: event.error }) },
+              },
+              { actions: { type: "crash", params: ({ event }) => ({ error: event.error }) } },
+            ],
+          },
+        },
         requesting: {
-          entry: ["startStep", "logStepStarted", "askModel"],
+          entry: ["startStep", "logStepStarted", "clearOldResults", "askModel"],
           on: {
             STEP_DONE: {
               target: "deciding",

@@ -9,118 +9,45 @@ import { Predicate } from "effect";
 import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import { ActorNotProvided } from "../runtime/errors.ts";
 import { tokensOf, type UnstampedEvent } from "../runtime/log/events.ts";
+import { clearedToolResults } from "../runtime/prompt/clearing.ts";
 import {
   countScriptCalls,
   fromCode,
   scriptEvents,
   toolCallsOf,
 } from "../runtime/prompt/codeScripts.ts";
+import {
+  compactedHistory,
+  compactionDue,
+  KEEP_ALL,
+  summaryRequest,
+} from "../runtime/prompt/compaction.ts";
 import { budgetSpent, REFUSED, stepsSpent } from "../runtime/prompt/limits.ts";
 import {
   failureOf,
   isModelError,
-  type Message,
   type ModelResponse,
-  type ModelTool,
   type ToolResultBlock,
-  type ToolUseBlock,
   textOf,
 } from "../runtime/prompt/model.ts";
 import { type CodeRunOutput, codeRunMachine } from "./codeRunMachine.ts";
+import type {
+  ConversationContext,
+  ConversationEmitted,
+  ConversationEvent,
+  ConversationInput,
+  StepsCommand,
+} from "./conversationTypes.ts";
 
-/** What the machine starts from: its bounds and, after a rebuild, where the log left off. */
-export interface ConversationInput {
-  readonly maxSteps: number;
-  readonly tokenBudget: number;
-  readonly turn?: number;
-  readonly tokensUsed?: number;
-  /** How long calls from code may take before they are answered with an error. */
-  readonly codeCallDeadlineMs?: number;
-}
-
-/** A conversation as it runs: its bounds, the turn and step, the messages and tools of the turn, and what it has spent. */
-export interface ConversationContext {
-  readonly maxSteps: number;
-  readonly tokenBudget: number;
-  readonly turn: number;
-  readonly tokensUsed: number;
-  readonly step: number;
-  readonly messages: ReadonlyArray<Message>;
-  readonly tools: ReadonlyArray<ModelTool>;
-  readonly response: ModelResponse | null;
-  /** Text written this turn, step by step: what Stop keeps. */
-  readonly written: ReadonlyArray<string>;
-  /** Model runs this turn (answers to code pauses are requests, not runs): what `maxSteps` bounds. */
-  readonly modelSteps: number;
-  /** Whether the next request answers a code pause. */
-  readonly continuing: boolean;
-  /** The code execution container of this turn, sent back with each request; none across turns. */
-  readonly container: string | null;
-  /** Calls from code made this prompt, in all, and per running script (`srvtoolu_…`). */
-  readonly codeCalls: number;
-  readonly scriptCalls: Readonly<Record<string, number>>;
-  readonly codeCallDeadlineMs: number | undefined;
-}
-
-/** What a conversation is told: a prompt, Stop or Reset, and what its tools and confirmations report. */
-export type ConversationEvent =
-  | {
-      readonly type: "PROMPT";
-      readonly text: string;
-      readonly route: string | null;
-      readonly note: string | null;
-      /** The conversation so far, as the model is sent it (the `history` projection). */
-      readonly history: ReadonlyArray<Message>;
-      readonly tools: ReadonlyArray<ModelTool>;
-    }
-  /** `streamed`: the text of the step in flight told so far, which Stop keeps. */
-  | { readonly type: "STOP"; readonly streamed?: string }
-  | { readonly type: "RESET"; readonly streamed?: string }
-  /** The model step the turn's steps actor was asked for: its response, or why it has none. */
-  | { readonly type: "STEP_DONE"; readonly response: ModelResponse }
-  | { readonly type: "STEP_FAILED"; readonly error: unknown }
-  | { readonly type: "CONFIRMING" }
-  | { readonly type: "CONFIRMED" }
-  | { readonly type: "TOOLS_DONE"; readonly results: ReadonlyArray<ToolResultBlock> }
-  | { readonly type: "TOOLS_CRASHED"; readonly error: unknown }
-  /** The host could not keep the log (the store refused an append): the conversation fails. */
-  | { readonly type: "FAULT"; readonly error: unknown }
-  /**
-   * Another host wrote the log since (turns, a reset), and this one is its
-   * writer now: the conversation counts from what the log says.
-   */
-  | { readonly type: "CAUGHT_UP"; readonly turn: number; readonly tokensUsed: number };
-
-/** A log event the machine emits; the host stamps its time and appends it. */
-export type ConversationEmitted = { readonly type: "log"; readonly event: UnstampedEvent };
-
-/** Input of the model actor: one step. */
-export interface CallModelInput {
-  readonly messages: ReadonlyArray<Message>;
-  readonly tools: ReadonlyArray<ModelTool>;
-  readonly turn: number;
-  readonly step: number;
-  /** The container of the turn's code execution, once there is one. */
-  readonly container: string | null;
-}
-
-/** Input of the tools actor: the calls of one step, run through the call path. */
-export interface RunToolsInput {
-  readonly calls: ReadonlyArray<ToolUseBlock>;
-  readonly turn: number;
-  readonly step: number;
-}
-
-/**
- * What the conversation tells its turn's steps actor, one at a time: ask the
- * model for one step (answered `STEP_DONE` or `STEP_FAILED`), or run one
- * step's tool calls (answered `CONFIRMING`/`CONFIRMED` while the user is
- * asked, then `TOOLS_DONE` or `TOOLS_CRASHED`). The actor lives as long as
- * the turn: stopped with it, it stops what it runs.
- */
-export type StepsCommand =
-  | { readonly type: "CALL_MODEL"; readonly input: CallModelInput }
-  | { readonly type: "RUN_TOOLS"; readonly input: RunToolsInput };
+export type {
+  CallModelInput,
+  ConversationContext,
+  ConversationEmitted,
+  ConversationEvent,
+  ConversationInput,
+  RunToolsInput,
+  StepsCommand,
+} from "./conversationTypes.ts";
 
 type Prompt = Extract<ConversationEvent, { readonly type: "PROMPT" }>;
 
@@ -153,7 +80,16 @@ export const initialContext = (input: ConversationInput): ConversationContext =>
   codeCalls: 0,
   scriptCalls: {},
   codeCallDeadlineMs: input.codeCallDeadlineMs,
+  bounds: input.bounds ?? KEEP_ALL,
+  turnStart: 0,
+  compacted: false,
 });
+
+/** The history a turn began with, and how many of its messages a summary would keep (none: not due). */
+const dueOf = (context: ConversationContext) => {
+  const history = context.messages.slice(0, context.turnStart);
+  return { history, kept: context.compacted ? undefined : compactionDue(history, context.bounds) };
+};
 
 /**
  * What the conversation machine's names mean: its types, its actors (stubs
@@ -191,6 +127,8 @@ export const conversationSetup = setup({
       response: null,
       written: [],
       tools: prompt.tools,
+      turnStart: prompt.history.length,
+      compacted: false,
       messages: [
         ...prompt.history,
         { role: "user", content: prompt.note ? `${prompt.note}\n\n${prompt.text}` : prompt.text },
@@ -254,6 +192,68 @@ export const conversationSetup = setup({
     ),
     logStepStarted: emit(({ context }) =>
       log({ _tag: "StepStarted", turn: context.turn, step: context.step }),
+    ),
+    /** Before a step: the turn's older tool results cleared when they have grown past the bound. */
+    clearOldResults: enqueueActions(({ context, enqueue }) => {
+      const due = clearedToolResults(context.messages, context.turnStart, context.bounds);
+      if (due === undefined) return;
+      enqueue.assign({ messages: due.messages });
+      const { cleared, tokens } = due;
+      enqueue.emit(
+        log({
+          _tag: "ToolResultsCleared",
+          turn: context.turn,
+          step: context.step,
+          cleared,
+          tokens,
+        }),
+      );
+    }),
+    /** The history's summary asked for, as step 0, with no tools. */
+    askSummary: sendTo("steps", ({ context }): StepsCommand => {
+      const { history, kept } = dueOf(context);
+      return {
+        type: "CALL_MODEL",
+        input: {
+          messages: summaryRequest(history, kept ?? 0),
+          tools: [],
+          turn: context.turn,
+          step: 0,
+          container: null,
+          summary: true,
+        },
+      };
+    }),
+    /** The summary's tokens counted, and, when it says something, the history replaced by it. */
+    compactHistory: enqueueActions(
+      ({ context, enqueue }, { response }: { readonly response: ModelResponse }) => {
+        const { history, kept } = dueOf(context);
+        const summary = textOf(response.content).trim();
+        const { turn } = context;
+        enqueue.assign({
+          compacted: true,
+          tokensUsed: context.tokensUsed + tokensOf(response.usage),
+        });
+        enqueue.emit(
+          log({
+            _tag: "StepFinished",
+            turn,
+            step: 0,
+            stopReason: response.stopReason,
+            usage: response.usage,
+          }),
+        );
+        if (summary === "" || kept === undefined) return;
+        const messages = [
+          ...compactedHistory(history, summary, kept),
+          ...context.messages.slice(context.turnStart),
+        ];
+        enqueue.assign({
+          messages,
+          turnStart: messages.length - (context.messages.length - context.turnStart),
+        });
+        enqueue.emit(log({ _tag: "Compacted", turn, summary, kept }));
+      },
     ),
     /** The step's response: kept, its tokens counted, its message and text added to the turn's. */
     rememberResponse: assign(({ context }, { response }: { readonly response: ModelResponse }) => {
@@ -339,6 +339,7 @@ export const conversationSetup = setup({
   },
   guards: {
     overBudget: ({ context }) => context.tokensUsed >= context.tokenBudget,
+    compactionDue: ({ context }) => context.step === 0 && dueOf(context).kept !== undefined,
     wantsTools: ({ context }) =>
       context.response?.stopReason === "tool_use" && toolCallsOf(context.response).length > 0,
     stepsLeft: ({ context }) => context.modelSteps < context.maxSteps,

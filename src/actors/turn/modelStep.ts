@@ -65,8 +65,8 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
           {
             signal,
             onText: (piece) => {
-              // A piece in flight when Stop was pressed is not told.
-              if (signal.aborted) return;
+              // A piece in flight when Stop was pressed is not told, nor a summary of the history.
+              if (signal.aborted || input.summary) return;
               streamed += piece;
               deps.text.push(input.step, piece);
             },
@@ -90,7 +90,7 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
         "gen_ai.usage.output_tokens": response.usage.outputTokens,
       });
       // A model that answered whole told nothing yet: its text is told now, as one piece.
-      if (streamed === "") deps.text.push(input.step, textOf(response.content));
+      if (streamed === "" && !input.summary) deps.text.push(input.step, textOf(response.content));
       streamed = "";
       return response;
     },

@@ -10,6 +10,7 @@ import { offered } from "../../runtime/commands/catalog.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { SelectionsState } from "../../runtime/log/projections.ts";
 import { routeOf } from "../../runtime/log/selection.ts";
+import type { ContextBounds } from "../../runtime/prompt/compaction.ts";
 import { requestTools } from "../../runtime/prompt/requestTools.ts";
 import { isoDate, systemPrompt } from "../../runtime/prompt/systemPrompt.ts";
 import { withToolSearch } from "../../runtime/prompt/toolSearch.ts";
@@ -17,6 +18,22 @@ import { windowNote } from "../../runtime/prompt/windowNote.ts";
 import type { PromptInput } from "../assistantWindow.ts";
 import type { WindowLog } from "../log/windowLog.ts";
 import type { WindowDeps } from "./deps.ts";
+
+/** The app's bounds, one object an app: every window's conversation shares it. */
+const boundsCache = new WeakMap<NonNullable<App["assistant"]>, ContextBounds>();
+const boundsOf = (assistant: NonNullable<App["assistant"]>): ContextBounds => {
+  let bounds = boundsCache.get(assistant);
+  if (bounds === undefined) {
+    bounds = {
+      compactAbove: assistant.compactHistoryAbove,
+      keepTurns: assistant.compactKeepTurns,
+      clearAbove: assistant.clearToolResultsAbove,
+      keepResults: assistant.clearKeepToolResults,
+    };
+    boundsCache.set(assistant, bounds);
+  }
+  return bounds;
+};
 
 /** Where a window's conversation starts: the app's bounds, and the turn and tokens its log has. */
 export const conversationFrom = (
@@ -26,6 +43,7 @@ export const conversationFrom = (
 ): ConversationInput => ({
   maxSteps: assistant?.maxSteps ?? DEFAULT_MAX_STEPS,
   tokenBudget: assistant?.maxTokensPerConversation ?? DEFAULT_TOKEN_BUDGET,
+  ...(assistant === undefined ? {} : { bounds: boundsOf(assistant) }),
   turn: log.status().turn,
   tokensUsed: log.usage().total,
   ...(codeCallDeadlineMs === undefined ? {} : { codeCallDeadlineMs }),

@@ -19,6 +19,10 @@ export interface ViewContext extends ConfirmContext {
 }
 
 /** A failed turn: what probably went wrong, in words, and _Retry_, which sends its prompt again. */
+/** What the panel says where the earlier turns were summarised. */
+export const SUMMARISED_WORDS =
+  "Earlier messages were summarised to keep the conversation going. The assistant works from that summary now.";
+
 const failedView = (context: ViewContext, item: ItemOf<"error">): HTMLElement => {
   const { doc, onRetry } = context;
   const prompt = item.prompt;
@@ -53,6 +57,8 @@ export const keyOf = (item: PanelItem): string => {
       return `error:${item.turn}`;
     case "stopped":
       return `stopped:${item.turn}`;
+    case "summarised":
+      return `summarised:${item.turn}`;
   }
 };
 
@@ -183,5 +189,7 @@ export const itemView = (context: ViewContext, item: PanelItem): HTMLElement => 
       return failedView(context, item);
     case "stopped":
       return h(doc, "div", { class: "item stopped" }, "Stopped.");
+    case "summarised":
+      return h(doc, "div", { class: "item summarised", role: "note" }, SUMMARISED_WORDS);
   }
 };

@@ -70,6 +70,7 @@ pre { margin: 0.3em 0; padding: 0.5em; background: color-mix(in srgb, var(--_fg)
 .error, .problem { color: #cf222e; }
 .item.error .retry { display: block; margin-top: 0.4em; color: var(--_fg, inherit); }
 .stopped { color: var(--_muted); font-style: italic; }
+.summarised { color: var(--_muted); font-size: 0.85em; text-align: center; border-top: 1px dashed currentColor; padding-top: 0.4em; }
 .problem { margin: 0; padding: 0.3em 0.9em; font-size: 0.9em; }
 form { display: flex; gap: 0.5em; align-items: flex-end; padding: 0.6em 0.9em; border-top: 1px solid var(--_line); }
 textarea {

@@ -50,6 +50,17 @@ export const DEFAULT_TOKEN_BUDGET = 200_000;
 export const DEFAULT_TOOL_SEARCH_ABOVE_TOOLS = 30;
 /** With `toolSearch: "auto"`, tool definitions estimated over this many tokens are searched, unless `toolSearchAboveTokens` is given. */
 export const DEFAULT_TOOL_SEARCH_ABOVE_TOKENS = 10_000;
+/** The earlier turns are summarised when estimated over this many tokens, unless `compactHistoryAbove` is given. */
+export const DEFAULT_COMPACT_HISTORY_ABOVE = 40_000;
+/** The turns kept word for word after a summary, unless `compactKeepTurns` is given. */
+export const DEFAULT_COMPACT_KEEP_TURNS = 2;
+/** A turn's older tool results are cleared when estimated over this many tokens, unless `clearToolResultsAbove` is given. */
+export const DEFAULT_CLEAR_TOOL_RESULTS_ABOVE = 20_000;
+/** The latest tool results a clearing keeps, unless `clearKeepToolResults` is given. */
+export const DEFAULT_CLEAR_KEEP_TOOL_RESULTS = 3;
+
+/** A threshold in estimated tokens, or `false` for never. */
+const Threshold = Schema.Union(Schema.Int.pipe(Schema.positive()), Schema.Literal(false));
 
 /**
  * The assistant's grant and settings; every setting has its documented
@@ -107,6 +118,29 @@ export const AssistantConfig = Schema.Struct({
     Schema.String.pipe(Schema.pattern(/^tool_search_tool_(bm25|regex)_\d{8}$/)),
     { default: () => "tool_search_tool_bm25_20251119" },
   ),
+  /**
+   * When the earlier turns, as the model is sent them, are estimated over
+   * this many tokens, a turn first asks the model to summarise them and
+   * sends the summary (and the last `compactKeepTurns` turns word for word)
+   * instead; `false` never summarises. The summary is recorded in the log.
+   */
+  compactHistoryAbove: Schema.optionalWith(Threshold, {
+    default: () => DEFAULT_COMPACT_HISTORY_ABOVE,
+  }),
+  compactKeepTurns: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 64)), {
+    default: () => DEFAULT_COMPACT_KEEP_TURNS,
+  }),
+  /**
+   * When a turn's tool results are estimated over this many tokens, all but
+   * the last `clearKeepToolResults` are replaced, in what the model is sent
+   * from then on, by a line saying they were cleared; `false` never clears.
+   */
+  clearToolResultsAbove: Schema.optionalWith(Threshold, {
+    default: () => DEFAULT_CLEAR_TOOL_RESULTS_ABOVE,
+  }),
+  clearKeepToolResults: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 64)), {
+    default: () => DEFAULT_CLEAR_KEEP_TOOL_RESULTS,
+  }),
 });
 
 /** What `createApp` takes for the assistant (defaults filled in). */

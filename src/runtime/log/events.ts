@@ -7,10 +7,18 @@
  */
 import { Schema } from "effect";
 import { EditableField } from "../commands/fields.ts";
+import { Compacted, ToolResultsCleared } from "./contextEvents.ts";
 import { base, Int } from "./eventBase.ts";
 import { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting } from "./scriptEvents.ts";
 
-export { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting };
+export {
+  Compacted,
+  ScriptCodeDelta,
+  ScriptFinished,
+  ScriptStarted,
+  ScriptWriting,
+  ToolResultsCleared,
+};
 
 /**
  * The version of the event protocol a window speaks. It grows by adding: a
@@ -362,6 +370,8 @@ export const LogEvent = Schema.Union(
   SelectionChanged,
   Reset,
   WindowOwned,
+  Compacted,
+  ToolResultsCleared,
 );
 export type LogEvent = typeof LogEvent.Type;
 

@@ -97,7 +97,9 @@ export type PanelItem =
       /** The text the turn was asked with, for a Retry that sends it again. */
       readonly prompt?: string;
     }
-  | { readonly kind: "stopped"; readonly turn: number };
+  | { readonly kind: "stopped"; readonly turn: number }
+  /** The earlier turns were summarised before this turn (a `Compacted` event): the model reads the summary now. */
+  | { readonly kind: "summarised"; readonly turn: number };
 
 /**
  * How a call's confirmation ended when it was not confirmed: declined, or

@@ -310,6 +310,15 @@ export const panelItems: Projection<PanelState> = projectionOf<PanelState>(
           });
         }
         return;
+      case "Compacted": {
+        // Told before the question it was made for: what came before it is summarised.
+        const asked = items.findIndex((i) => i.kind === "user" && i.turn === event.turn);
+        items.splice(asked === -1 ? items.length : asked, 0, {
+          kind: "summarised",
+          turn: event.turn,
+        });
+        return;
+      }
       case "Reset":
         draft.items = [];
         draft.busy = false;

@@ -4,6 +4,7 @@
  * updates and a `fold(events)` that replays a whole log in one immer draft.
  */
 import type { Draft } from "immer";
+import { compactedHistory } from "../prompt/compaction.ts";
 import type { Message } from "../prompt/model.ts";
 import { isTurnEnd, tokensOf } from "./events.ts";
 import { type Projection, projectionOf } from "./projection.ts";
@@ -47,7 +48,8 @@ const close = (draft: Draft<HistoryState>, answer: string) => {
 /**
  * The history fold: the conversation as the model is sent it, user turns (with
  * their notes) and answers as text; a stopped or failed turn ends with a mark
- * saying so, and `Reset` empties it.
+ * saying so, `Compacted` puts its summary in place of the turns before the
+ * ones it kept, and `Reset` empties it.
  *
  * @example
  * ```ts
@@ -77,6 +79,13 @@ export const history: Projection<HistoryState> = projectionOf<HistoryState>(
         return;
       case "Failed":
         if (draft.open?.turn === event.turn) close(draft, `(the answer failed: ${event.error})`);
+        return;
+      case "Compacted":
+        draft.messages = compactedHistory(
+          draft.messages as ReadonlyArray<Message>,
+          event.summary,
+          event.kept,
+        ) as Draft<Message>[];
         return;
       case "Reset":
         draft.messages = [];
