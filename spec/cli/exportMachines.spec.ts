@@ -131,6 +131,7 @@ describe("export-machines", () => {
     expect([...valuesOf(json, "guard")].sort()).toEqual([
       "codeOverCap",
       "codePause",
+      "compactionDue",
       "modelError",
       "overBudget",
       "paused",
