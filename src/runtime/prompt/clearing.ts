@@ -7,7 +7,7 @@
  */
 import type { ContextBounds } from "./compaction.ts";
 import type { ContentBlock, Message, ToolResultBlock } from "./model.ts";
-import { estimateTokens } from "./tokens.ts";
+import { estimateJsonTokens, estimateTokens } from "./tokens.ts";
 
 /** What a cleared tool result says instead (words for the model). */
 export const CLEARED_RESULT =
@@ -22,11 +22,16 @@ export interface Cleared {
 
 const isResult = (block: ContentBlock): block is ToolResultBlock => block.type === "tool_result";
 
+/** A result's estimated tokens: its text, or the JSON of blocks a result may hold instead. */
+const tokensOf = (content: unknown): number =>
+  typeof content === "string" ? estimateTokens(content) : estimateJsonTokens(content);
+
 /**
  * The turn's messages with its older tool results cleared, when the results
  * not cleared yet (from message `from`, where the turn began) are estimated
- * over `clearAbove`: all but the last `keepResults` of the turn's results,
- * and none of the last message's. `undefined` when nothing is due.
+ * over `clearAbove`: all but the last `keepResults` of the results before
+ * the last message (whose results the model has not read yet, and which
+ * stay whole). `undefined` when nothing is due.
  *
  * @example
  * ```ts
@@ -48,7 +53,7 @@ export const clearedToolResults = (
     if (typeof content === "string" || content === undefined) continue;
     content.forEach((block, b) => {
       if (!isResult(block)) return;
-      if (block.content !== CLEARED_RESULT) uncleared += estimateTokens(block.content);
+      if (block.content !== CLEARED_RESULT) uncleared += tokensOf(block.content);
       if (m < messages.length - 1) results.push([m, b]);
     });
   }
@@ -63,7 +68,7 @@ export const clearedToolResults = (
     const block = content[b] as ToolResultBlock;
     if (block.content === CLEARED_RESULT) continue;
     cleared += 1;
-    tokens += estimateTokens(block.content);
+    tokens += tokensOf(block.content);
     const next = content.slice();
     next[b] = { ...block, content: CLEARED_RESULT };
     out[m] = { ...message, content: next };
