@@ -16,7 +16,7 @@ export {
   type SharedMemoryStore,
 } from "./runtime/log/memoryStore.ts";
 export { memorySecrets } from "./runtime/ports/secrets.ts";
-export { memoryUsageStore } from "./runtime/ports/usageStore.ts";
+export { type MemoryUsageStore, memoryUsageStore } from "./runtime/ports/usageStore.ts";
 export {
   type AppUser,
   toolCallsOf,

@@ -33,6 +33,7 @@ import {
 } from "../../src/adapters/mcp/limits.ts";
 import { IDLE_TIMEOUT_MS } from "../../src/adapters/model/anthropic.ts";
 import { DRAIN_MS, MAX_STREAMED_INPUT_CHARS } from "../../src/adapters/model/anthropicStream.ts";
+import { BUDGET_FLOOR_TOKENS } from "../../src/adapters/proxy/budget.ts";
 import { PROXY_MAX_BODY_BYTES, PROXY_TIMEOUT_MS } from "../../src/adapters/proxy/createProxy.ts";
 import { DEFAULT_PROXY_RATE_LIMIT } from "../../src/adapters/proxy/limit.ts";
 import {
@@ -640,6 +641,11 @@ const claims: ReadonlyArray<Claim> = [
       ),
       ...decision("ab")("60 requests per user in any {N} (a"),
     ],
+  },
+  {
+    constant: "BUDGET_FLOOR_TOKENS",
+    value: BUDGET_FLOOR_TOKENS,
+    quotes: [...backend("A short answer is {N} tokens (`BUDGET_FLOOR_TOKENS`)")],
   },
   {
     constant: "DEFAULT_BACKOFF.firstMs",

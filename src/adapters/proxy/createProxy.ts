@@ -15,8 +15,10 @@ import { defaultUserKey } from "../../runtime/commands/userKey.ts";
 import type { Usage } from "../../runtime/log/events.ts";
 import { type Clock, systemClock } from "../../runtime/ports/clock.ts";
 import type { UsageStore } from "../../runtime/ports/usageStore.ts";
+import type { PriceTable } from "../../runtime/usage/prices.ts";
 import type { BodyProblem } from "../web/body.ts";
 import { ANSWER_ON_NODE, type AnswersOnNode } from "../web/nodeAnswer.ts";
+import { type Admitted, budgetOf, type ProxyBudget, type ProxyBudgetWarning } from "./budget.ts";
 import {
   bodyTooSlow,
   internalError,
@@ -65,8 +67,24 @@ export interface ProxyOptions<U = User> {
   readonly rateLimit?: RateLimit | false;
   /** Where the rate limit counts: in memory unless given (`redisStore` for several instances). */
   readonly rateLimits?: RateLimitStore;
-  /** Where each user's tokens are added up; nowhere unless given. */
+  /**
+   * Where each user's tokens are added up (nowhere unless given), and, with
+   * a `budget`, their money (in memory unless given: `redisStore` for
+   * several instances).
+   */
   readonly usage?: UsageStore;
+  /**
+   * Money per user: at most `dollars` (US) in each fixed period of
+   * `perSeconds` (from the epoch: a day's are UTC days). Each request's worst
+   * case is reserved before it goes; `max_tokens` is clamped to what is left,
+   * and a request that not even a short answer fits is refused (429). None
+   * unless given; `false` says none.
+   */
+  readonly budget?: ProxyBudget | false;
+  /** Prices by model, US dollars a million tokens, over `DEFAULT_PRICES`: what the budget counts. */
+  readonly prices?: PriceTable;
+  /** Told once per period when a user's spend passes 80 % of the budget, and again at 95 %. */
+  readonly onBudgetWarning?: (warning: ProxyBudgetWarning<U>) => void;
   /** Whether a `code_execution_*` server tool is passed: false. */
   readonly codeExecution?: boolean;
   /**
@@ -107,6 +125,8 @@ interface Metered<U> {
   readonly model: string;
   readonly key: string;
   readonly request: Request;
+  /** The money the request holds, when there is a budget. */
+  readonly admitted: Admitted | undefined;
 }
 
 const PATH = /\/v1\/messages\/?$/;
@@ -157,7 +177,9 @@ export const PROXY_MAX_BODY_BYTES = 32 * 1024 * 1024;
  * field), checks the model (422), `max_tokens` (422), server tools and MCP
  * servers (422), URL sources in the content (422, unless `allowUrlSources`),
  * streaming (422) and the user's rate limit (429; 60 requests a minute
- * unless `rateLimit` says otherwise, `false` for none). Then it forwards with the
+ * unless `rateLimit` says otherwise, `false` for none); with a `budget`, it
+ * reserves the request's worst case in money, clamping `max_tokens` to what
+ * is left or refusing (429). Then it forwards with the
  * server's key, passing the event stream through as it arrives. Refusals and
  * failures answer the API's error JSON; a bug answers a bare 500.
  *
@@ -172,6 +194,8 @@ export const PROXY_MAX_BODY_BYTES = 32 * 1024 * 1024;
  *   models: ["claude-sonnet-4-5"],
  *   maxTokens: 8192,
  *   rateLimit: { calls: 30, perSeconds: 60 },
+ *   budget: { dollars: 5, perSeconds: 86_400 }, // $5 a user a UTC day
+ *   onBudgetWarning: ({ user, share }) => console.warn(user, `passed ${share * 100} % of the budget`),
  *   onUsage: ({ user, model, usage }) => console.log(user, model, usage),
  * });
  * createServer(toNodeListener(proxy)).listen(3000); // SDK: baseURL "http://host:3000/claude"
@@ -196,15 +220,23 @@ export const createProxy = <U = User>(
       reason: `maxTokens must be a whole number above 0, not ${String(options.maxTokens)}`,
     });
   const limit = proxyRateLimit(options.rateLimit);
+  const report =
+    options.onError ??
+    ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
+  const budget = budgetOf<U>({
+    budget: options.budget,
+    prices: options.prices,
+    models: options.models,
+    usage: options.usage,
+    onBudgetWarning: options.onBudgetWarning,
+    report,
+  });
   const url = `${(options.upstream ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? PROXY_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? PROXY_MAX_BODY_BYTES;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? PROXY_BODY_TIMEOUT_MS;
   const transport = transportFor(options.fetch);
   const userIdOf = userIdsOf(options.apiKey);
-  const report =
-    options.onError ??
-    ((error: unknown) => console.error("elyra-assistant/proxy: a request failed", error));
 
   const takeLimit = async (key: string): Promise<ProxyRefusal | undefined> => {
     if (limit === undefined) return undefined;
@@ -220,12 +252,13 @@ export const createProxy = <U = User>(
   };
 
   /** Tells `onUsage` and the usage store of one request's usage. */
-  const record = (usage: Usage, { user, model, key, request }: Metered<U>): void => {
+  const record = (usage: Usage, { user, model, key, request, admitted }: Metered<U>): void => {
     try {
       options.onUsage?.({ user, model, usage });
     } catch (error) {
       report(error, request);
     }
+    if (admitted !== undefined) budget?.settle(admitted, key, user, usage, request);
     if (options.usage === undefined) return;
     const counts = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
     Promise.resolve()
@@ -249,27 +282,49 @@ export const createProxy = <U = User>(
     if (Either.isLeft(checked)) throw checked.left;
     const limited = await takeLimit(key);
     if (limited !== undefined) throw limited;
+    // Last: a refusal before it holds no money; from here the meter's settling gives it back.
+    const admitted =
+      budget === undefined ? undefined : await budget.admit(key, checked.right, clock.now());
 
-    const meter = usageMeter(record, { user, model: checked.right.model, key, request });
-    return forward(
-      {
-        url,
-        apiKey: options.apiKey,
-        version: request.headers.get("anthropic-version"),
-        // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate
-        // keys), with the proxy's own metadata: the signed-in user's opaque id, never the client's.
-        body: JSON.stringify({
-          ...(json.right as object),
-          metadata: { user_id: userIdOf(key) },
-        }),
-        timeoutMs,
-        clock,
-        transport,
-        meter,
-      },
+    const meter = usageMeter(record, {
+      user,
+      model: checked.right.model,
+      key,
       request,
-      node,
-    );
+      admitted,
+    });
+    const clamped =
+      admitted !== undefined && admitted.maxTokens < checked.right.max_tokens
+        ? { max_tokens: admitted.maxTokens }
+        : {};
+    try {
+      return await forward(
+        {
+          url,
+          apiKey: options.apiKey,
+          version: request.headers.get("anthropic-version"),
+          // Sent as parsed, not as received: upstream reads exactly what was checked (no duplicate
+          // keys), with the proxy's own metadata: the signed-in user's opaque id, never the
+          // client's; and `max_tokens` as the budget clamped it.
+          body: JSON.stringify({
+            ...(json.right as object),
+            ...clamped,
+            metadata: { user_id: userIdOf(key) },
+          }),
+          timeoutMs,
+          clock,
+          transport,
+          meter,
+          ...(admitted === undefined ? {} : { headers: admitted.headers }),
+        },
+        request,
+        node,
+      );
+    } catch (error) {
+      // A bug on the way: the request's money is given back all the same (settling is once).
+      if (admitted !== undefined) meter.settle();
+      throw error;
+    }
   };
 
   const answer = async (

@@ -122,6 +122,56 @@ export const rateLimited = (retryAfterMs: number, calls: number, perSeconds: num
   });
 };
 
+/** An amount of money as people read it: cents from a dollar up, else two significant digits. */
+export const dollarsText = (dollars: number): string => {
+  if (!(dollars > 0)) return "$0";
+  return dollars >= 1 ? `$${dollars.toFixed(2)}` : `$${Number(dollars.toPrecision(2))}`;
+};
+
+/** An amount of money as the `elyra-budget-remaining` header says it: dollars, rounded down to the millionth. */
+export const dollarsHeader = (dollars: number): string =>
+  // By whole nano-dollars first, so 0.989738 (0.98973799… as a float) stays 0.989738.
+  String(Math.floor(Math.round(Math.max(0, dollars) * 1e9) / 1000) / 1e6);
+
+/** What a budget refusal says: the budget, what is left of it, what the request needed at least. */
+export interface BudgetShortfall {
+  readonly retryAfterMs: number;
+  readonly budget: number;
+  readonly perSeconds: number;
+  readonly left: number;
+  readonly least: number;
+  /** Whether requests under way hold some of the budget, which they may give back. */
+  readonly held: boolean;
+}
+
+/**
+ * Too little of a user's money budget is left for even a short answer: 429
+ * until the period ends, refused before anything goes upstream. With
+ * nothing held by requests under way, no retry before then can pass, so the
+ * SDK is told not to retry (`x-should-retry: false`).
+ */
+export const budgetSpent = (shortfall: BudgetShortfall) => {
+  const seconds = Math.max(1, Math.ceil(shortfall.retryAfterMs / 1000));
+  return new ProxyRefusal({
+    status: 429,
+    type: "rate_limit_error",
+    message: `${dollarsText(shortfall.left)} is left of a user's budget of ${dollarsText(shortfall.budget)} per ${shortfall.perSeconds} s, too little for this request (at least ${dollarsText(shortfall.least)}); retry in ${seconds} s`,
+    headers: {
+      "retry-after": String(seconds),
+      "elyra-budget-remaining": dollarsHeader(shortfall.left),
+      ...(shortfall.held ? {} : { "x-should-retry": "false" }),
+    },
+  });
+};
+
+/** The usage store failed to reserve a request's money: refused, not passed (fail closed). */
+export const budgetUnavailable = () =>
+  new ProxyRefusal({
+    status: 503,
+    type: "api_error",
+    message: "the budget can't be checked just now",
+  });
+
 /** The rate-limit store failed: refused, not passed (fail closed). */
 export const limitUnavailable = () =>
   new ProxyRefusal({
@@ -145,7 +195,7 @@ export const upstreamTimeout = (timeoutMs: number) =>
   });
 
 /**
- * Settings `createProxy` cannot run with (a cap or a rate limit that would let everything through): thrown when it is called.
+ * Settings `createProxy` cannot run with (a cap, a rate limit or a budget that would let everything through): thrown when it is called.
  *
  * @example
  * ```ts

@@ -22,6 +22,8 @@ export interface Trip {
   /** How the request goes: the app's `fetch`, or undici by default. */
   readonly transport: Transport;
   readonly meter: UsageMeter;
+  /** Headers of the proxy's own the answer carries, whichever way it goes (the budget's). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const ignore = (): void => undefined;

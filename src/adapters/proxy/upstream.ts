@@ -36,9 +36,9 @@ const upstreamHeaders = (trip: Trip): Record<string, string> => ({
     trip.version !== null && VERSION.test(trip.version) ? trip.version : DEFAULT_ANTHROPIC_VERSION,
 });
 
-/** The headers of upstream's answer the client gets. */
-const passedHeaders = (answer: UpstreamAnswer): Record<string, string> => {
-  const headers: Record<string, string> = {};
+/** The headers of upstream's answer the client gets, after the proxy's own. */
+const passedHeaders = (answer: UpstreamAnswer, own: Trip["headers"]): Record<string, string> => {
+  const headers: Record<string, string> = { ...own };
   for (const name of PASSED_HEADERS) {
     const value = answer.header(name);
     if (value !== null) headers[name] = value;
@@ -82,7 +82,7 @@ export const forward = async (
   }
   // Upstream's refusals are answered in the proxy's own words (upstreamErrors.ts).
   if (answer.status >= 400) return answerRefusal(run, answer, node);
-  const headers = passedHeaders(answer);
+  const headers = passedHeaders(answer, trip.headers);
   return node === undefined
     ? answerWeb(run, answer, headers)
     : answerNode(run, answer, headers, node);

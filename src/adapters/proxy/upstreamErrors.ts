@@ -56,7 +56,10 @@ export const answerRefusal = async (
   run.finish();
   const type = typeOf(bytes);
   const body = JSON.stringify(proxyErrorBody(type, WORDS[type]));
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = {
+    ...run.trip.headers,
+    "content-type": "application/json",
+  };
   for (const name of PASSED) {
     const value = answer.header(name);
     if (value !== null) headers[name] = value;

@@ -12,6 +12,8 @@ interface WireUsage {
   readonly output_tokens?: unknown;
   readonly cache_read_input_tokens?: unknown;
   readonly cache_creation_input_tokens?: unknown;
+  /** The cache writes by TTL: of `cache_creation_input_tokens`, those with the hour's. */
+  readonly cache_creation?: { readonly ephemeral_1h_input_tokens?: unknown } | null;
 }
 
 const count = (value: unknown): number | undefined =>
@@ -36,6 +38,7 @@ class Meter<C> implements UsageMeter {
   private outputTokens = 0;
   private cacheReadTokens: number | undefined;
   private cacheWriteTokens: number | undefined;
+  private cacheWrite1hTokens: number | undefined;
   private settled = false;
   // Made for the first text fed: a whole JSON answer needs none.
   private parser: EventSourceParser | undefined;
@@ -57,13 +60,14 @@ class Meter<C> implements UsageMeter {
   settle(): void {
     if (this.settled) return;
     this.settled = true;
-    const { cacheReadTokens, cacheWriteTokens } = this;
+    const { cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens } = this;
     this.report(
       {
         inputTokens: this.inputTokens,
         outputTokens: this.outputTokens,
         ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
         ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+        ...(cacheWrite1hTokens === undefined ? {} : { cacheWrite1hTokens }),
       },
       this.context,
     );
@@ -86,6 +90,8 @@ class Meter<C> implements UsageMeter {
     this.outputTokens = count(usage.output_tokens) ?? this.outputTokens;
     this.cacheReadTokens = count(usage.cache_read_input_tokens) ?? this.cacheReadTokens;
     this.cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? this.cacheWriteTokens;
+    this.cacheWrite1hTokens =
+      count(usage.cache_creation?.ephemeral_1h_input_tokens) ?? this.cacheWrite1hTokens;
   }
 }
 

@@ -1,13 +1,25 @@
 /**
  * The shared store for several proxy instances: rate limits as an exact
- * sliding log per key in a Redis sorted set, usage as a hash per key, through
- * ioredis.
+ * sliding log per key in a Redis sorted set, usage as a hash per key, money
+ * as a hash per key and budget period (spend.ts), through ioredis.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RateDecision, RateLimit, RateLimitStore } from "../../../runtime/calls/rateLimit.ts";
-import type { UsageCounts, UsageStore, UsageTotals } from "../../../runtime/ports/usageStore.ts";
+import type {
+  SpendAsk,
+  SpendGrant,
+  SpendPeriod,
+  SpendSettled,
+  SpendSettlement,
+  SpendTotals,
+  UsageCounts,
+  UsageStore,
+  UsageTotals,
+} from "../../../runtime/ports/usageStore.ts";
 import { ioredis } from "./ioredis.ts";
+import { script } from "./script.ts";
+import { redisSpend } from "./spend.ts";
 
 /** How a {@link redisStore} names its keys. */
 export interface RedisStoreOptions {
@@ -15,11 +27,14 @@ export interface RedisStoreOptions {
   readonly prefix?: string;
 }
 
-/** A {@link RateLimitStore} and a {@link UsageStore} in one Redis; `close` quits a client the store opened. */
+/** A {@link RateLimitStore} and a {@link UsageStore} (tokens and money) in one Redis; `close` quits a client the store opened. */
 export interface RedisStore extends RateLimitStore, UsageStore {
   readonly take: (key: string, limit: RateLimit, now: number) => Promise<RateDecision>;
   readonly add: (key: string, usage: UsageCounts) => Promise<void>;
   readonly read: (key: string) => Promise<UsageTotals>;
+  readonly reserve: (key: string, ask: SpendAsk) => Promise<SpendGrant>;
+  readonly settle: (key: string, settlement: SpendSettlement) => Promise<SpendSettled>;
+  readonly spend: (key: string, period: SpendPeriod) => Promise<SpendTotals>;
   readonly close: () => Promise<void>;
 }
 
@@ -48,18 +63,6 @@ redis.call('HINCRBY', KEYS[1], 'requests', 1)
 return 1
 `;
 
-/** A Lua script run by its SHA, loaded by `EVAL` the first time a server lacks it. */
-const script = (lua: string) => {
-  const sha = createHash("sha1").update(lua).digest("hex");
-  return async (redis: Redis, key: string, args: readonly string[]): Promise<unknown> => {
-    try {
-      return await redis.evalsha(sha, 1, key, ...args);
-    } catch (error) {
-      if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-      return redis.eval(lua, 1, key, ...args);
-    }
-  };
-};
 const takeScript = script(TAKE);
 const addScript = script(ADD);
 
@@ -76,6 +79,11 @@ const count = (value: unknown): number => (value == null ? 0 : Number(value));
  * drives it in tests (instances should keep their clocks in sync). A Redis
  * error rejects the promise, so the call path refuses the call.
  *
+ * `reserve` and `settle` are Lua scripts too, so instances sharing the store
+ * hold one user's money budget together: a reservation is granted only while
+ * the period's spent + reserved stays within the budget. A period's hash
+ * expires two periods after its last write.
+ *
  * Given a URL, the store opens its own client, which gives up on a command
  * after one reconnection attempt, and `close` quits it. Given a client, the
  * client's own `maxRetriesPerRequest` decides how long a take waits out a
@@ -88,6 +96,9 @@ const count = (value: unknown): number => (value == null ? 0 : Number(value));
  * await store.take("user-7:messages", { calls: 20, perSeconds: 60 }, Date.now());
  * await store.add("user-7", { inputTokens: 1200, outputTokens: 300 });
  * await store.read("user-7"); // { inputTokens: 1200, outputTokens: 300, requests: 1 }
+ * const period = { start: 0, ms: 86_400_000 };
+ * await store.reserve("user-7", { period, budget: 5, want: 0.2, least: 0.01 }); // { _tag: "Reserved", dollars: 0.2, … }
+ * await store.settle("user-7", { period, reserved: 0.2, dollars: 0.05 }); // { spent: 0.05, reserved: 0, crossed: [] }
  * await store.close();
  * ```
  */
@@ -132,6 +143,7 @@ export const redisStore = (redis: Redis | string, options: RedisStoreOptions = {
         requests: count(requests),
       };
     },
+    ...redisSpend(client, prefix),
     close: async () => {
       if (!owned) return;
       try {
