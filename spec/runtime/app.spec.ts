@@ -28,7 +28,7 @@ describe("createApp", () => {
       confirm: [],
       model: "claude-sonnet-5-5",
       maxSteps: 8,
-      maxTokensPerConversation: 200_000,
+      maxTokensPerConversation: 5_000_000,
       windowContext: true,
       codeMode: false,
       codeExecutionTool: "code_execution_20260120",

@@ -44,8 +44,13 @@ export const GrantConfig = Schema.Struct(grantFields);
 
 /** The model steps a turn may take unless `maxSteps` is given. */
 export const DEFAULT_MAX_STEPS = 8;
-/** The tokens a conversation may use unless `maxTokensPerConversation` is given. */
-export const DEFAULT_TOKEN_BUDGET = 200_000;
+/**
+ * The tokens a conversation may use, counted at cost, unless
+ * `maxTokensPerConversation` is given: 200 turns of a 150-command app, each
+ * a tool step and an answer, used 1.16 million on the stand-in Messages
+ * API with its prompt cache, so this is about four such days of heavy use.
+ */
+export const DEFAULT_TOKEN_BUDGET = 5_000_000;
 /** With `toolSearch: "auto"`, a turn offered more tools than this searches them, unless `toolSearchAboveTools` is given. */
 export const DEFAULT_TOOL_SEARCH_ABOVE_TOOLS = 30;
 /** With `toolSearch: "auto"`, tool definitions estimated over this many tokens are searched, unless `toolSearchAboveTokens` is given. */
@@ -73,7 +78,7 @@ const Threshold = Schema.Union(Schema.Int.pipe(Schema.positive()), Schema.Litera
  *
  * const assistant = Schema.decodeUnknownSync(AssistantConfig)({ allow: ["invoices.*"] });
  * assistant.maxSteps; // 8
- * assistant.maxTokensPerConversation; // 200000
+ * assistant.maxTokensPerConversation; // 5000000
  * assistant.codeMode; // false
  * assistant.toolSearch; // "auto": searched when over 30 tools or 10 000 tokens of them
  * assistant.toolSearchTool; // "tool_search_tool_bm25_20251119"
