@@ -66,7 +66,7 @@ describe("createApp", () => {
     ],
     [
       { allow: ["a"], alow: ["b"] },
-      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode" | "codeExecutionTool" | "toolSearch" | "toolSearchAboveTools" | "toolSearchAboveTokens" | "toolSearchTool" | "compactHistoryAbove" | "compactKeepTurns" | "clearToolResultsAbove" | "clearKeepToolResults"',
+      'createApp: assistant.alow: is unexpected, expected: "allow" | "confirm" | "rateLimit" | "instructions" | "model" | "maxSteps" | "maxTokensPerConversation" | "windowContext" | "codeMode" | "codeExecutionTool" | "toolSearch" | "toolSearchAboveTools" | "toolSearchAboveTokens" | "toolSearchTool" | "compactHistoryAbove" | "compac…',
     ],
   ])("refuses the assistant config %j", (config, message) => {
     expect(configError(() => make(config))).toBe(message);
