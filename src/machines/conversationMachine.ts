@@ -17,7 +17,7 @@ export type {
   ConversationInput,
   RunToolsInput,
   StepsCommand,
-} from "./conversationSetup.ts";
+} from "./conversationTypes.ts";
 
 /**
  * The conversation machine. Provide `steps`: one actor a turn, told each

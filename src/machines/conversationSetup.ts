@@ -39,16 +39,6 @@ import type {
   StepsCommand,
 } from "./conversationTypes.ts";
 
-export type {
-  CallModelInput,
-  ConversationContext,
-  ConversationEmitted,
-  ConversationEvent,
-  ConversationInput,
-  RunToolsInput,
-  StepsCommand,
-} from "./conversationTypes.ts";
-
 type Prompt = Extract<ConversationEvent, { readonly type: "PROMPT" }>;
 
 /** What a stopped turn keeps: each finished step's text, then what the step in flight had told. */

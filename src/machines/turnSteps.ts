@@ -11,7 +11,7 @@ import type {
   ConversationEvent,
   RunToolsInput,
   StepsCommand,
-} from "./conversationSetup.ts";
+} from "./conversationTypes.ts";
 
 /** What a turn's steps are made of, for the conversation an actor runs under. */
 export interface TurnStepsHandlers {

@@ -59,7 +59,7 @@ export const clearedToolResults = (
   }
   if (uncleared <= bounds.clearAbove) return undefined;
   const due = results.slice(0, Math.max(0, results.length - bounds.keepResults));
-  const out = messages.map((message) => message);
+  const out = messages.slice();
   let cleared = 0;
   let tokens = 0;
   for (const [m, b] of due) {
