@@ -31,6 +31,7 @@ export {
   START_OVER_EVENT,
   TOKEN_HEADER,
   type ToolInfo,
+  type UsageResponse,
 } from "./adapters/http/contract.ts";
 export {
   type AssistantHttpOptions,

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 
-export type { Host, HostOptions } from "./actors/host/host.ts";
+export type { ConversationUsage, Host, HostOptions, UserUsage } from "./actors/host/host.ts";
 export {
   createHost,
   HostConfigError,

@@ -35,6 +35,7 @@ export {
   Compacted,
   ConfirmAnswered,
   ConfirmRequested,
+  ConversationOwned,
   Failed,
   LogEvent,
   PROTOCOL_VERSION,
@@ -74,3 +75,19 @@ export type {
   WriterLeases,
 } from "./runtime/log/writerLeases.ts";
 export { LeaseLost } from "./runtime/log/writerLeases.ts";
+export {
+  costOf,
+  DEFAULT_PRICES,
+  ModelPrice,
+  PRICES_READ_ON,
+  PriceTable,
+  priceOf,
+} from "./runtime/usage/prices.ts";
+export type { Spending, TurnTally, UsageTally } from "./runtime/usage/spending.ts";
+export {
+  addTallies,
+  EMPTY_TALLY,
+  NO_SPENDING,
+  SPENDING_TURNS_KEPT,
+  spendingOf,
+} from "./runtime/usage/spending.ts";

@@ -5,5 +5,6 @@
  * @packageDocumentation
  */
 
+export type { RedisClient } from "./adapters/store/redis/client.ts";
 export type { RedisStore, RedisStoreOptions } from "./adapters/store/redis/store.ts";
 export { redisStore } from "./adapters/store/redis/store.ts";

@@ -78,6 +78,7 @@ describe.each([
       content: [{ type: "text", text: "Ada is customer 7." }],
       stopReason: "end_turn",
       usage: { inputTokens: 300, outputTokens: 8, cacheReadTokens: 250, cacheWriteTokens: 0 },
+      model: "claude-sonnet-5-5",
     });
   });
 

@@ -89,6 +89,7 @@ describe("anthropic() streaming", () => {
       content: [{ type: "text", text: "Ada is customer 7." }],
       stopReason: "end_turn",
       usage: { inputTokens: 300, outputTokens: 8, cacheReadTokens: 250, cacheWriteTokens: 0 },
+      model: "claude-sonnet-5-5",
     });
     expect(streams()).toEqual([true]);
   });

@@ -15,6 +15,7 @@ const EVERY_ROUTE: ReadonlyArray<readonly [string, Call]> = [
   ["selected", { body: { kind: "customer", ids: [42] } }],
   ["key", { body: { key: null } }],
   ["source", {}],
+  ["usage", {}],
   ["events", {}],
   ["live?command=customers_show&args=%7B%22id%22%3A42%7D", {}],
 ];

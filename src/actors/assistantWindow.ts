@@ -10,6 +10,7 @@ import type { LogEvent, TurnEnd } from "../runtime/log/events.ts";
 import type { PanelState } from "../runtime/log/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
 import type { LiveResult } from "../runtime/prompt/liveResult.ts";
+import type { Spending } from "../runtime/usage/spending.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
 export type PromptInput = string | { readonly text: string; readonly route?: string | null };
@@ -195,6 +196,11 @@ export interface AssistantWindow {
   readonly panel: () => PanelState;
   readonly history: () => HistoryState;
   readonly usage: () => UsageState;
+  /**
+   * What the conversation used and cost, at the app's prices, since it
+   * began (a reset does not unspend): read from its log a page at a time.
+   */
+  readonly spending: () => Promise<Spending>;
   /** The conversation machine's state, e.g. `"idle"` or `{ turn: "requesting" }`. */
   readonly state: () => unknown;
   /** The machine's bookkeeping that the log must agree with. */

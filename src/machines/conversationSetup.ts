@@ -231,6 +231,7 @@ export const conversationSetup = setup({
             step: 0,
             stopReason: response.stopReason,
             usage: response.usage,
+            ...(response.model === undefined ? {} : { model: response.model }),
           }),
         );
         if (summary === "" || kept === undefined) return;
@@ -263,6 +264,7 @@ export const conversationSetup = setup({
         step: context.step,
         stopReason: context.response?.stopReason ?? "end_turn",
         usage: context.response?.usage ?? { inputTokens: 0, outputTokens: 0 },
+        ...(context.response?.model === undefined ? {} : { model: context.response.model }),
       }),
     ),
     /** The scripts the response started and ended in the code execution sandbox. */

@@ -17,6 +17,7 @@ import { systemClock } from "../../runtime/ports/clock.ts";
 import { WindowOwnerMismatch } from "../assistantWindow.ts";
 import type { Reply } from "../cluster/messages.ts";
 import { hostRouting } from "../cluster/routing.ts";
+import { type UserUsage, usageOfOwner, usageReading } from "../log/userUsage.ts";
 import { STREAM_PREFIX } from "../log/windowLog.ts";
 import {
   HostFull,
@@ -42,6 +43,7 @@ import {
 
 export { defaultUserKey } from "../../runtime/commands/userKey.ts";
 export { WindowOwnerMismatch } from "../assistantWindow.ts";
+export type { ConversationUsage, UserUsage } from "../log/userUsage.ts";
 export {
   HostFull,
   MAX_STREAMS_PER_USER,
@@ -80,6 +82,17 @@ export interface Host {
   readonly path: CallPath;
   /** Live queries of every window; writes through the call path re-run the ones they change. */
   readonly live: LiveRegistry;
+  /**
+   * What a user's conversations used and cost since `since` (a time, or ms
+   * since the epoch; all time by default), at the app's prices: all of
+   * them, and conversation by conversation. Read from the store: on a
+   * durable one, every conversation the user ever had on any host; on a
+   * memory store, the windows open here.
+   */
+  readonly usage: (query: {
+    readonly user: User;
+    readonly since?: number | Date;
+  }) => Promise<UserUsage>;
   /** Closes every window. */
   readonly close: () => Promise<void>;
 }
@@ -140,6 +153,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
           },
         );
   const windows = new Map<string, { owner: string; window: OpenWindow }>();
+  const reading = usageReading(app, store);
   /** Windows closing now, by client id: one opened on the same id reads its log after. */
   const closing = new Map<string, Promise<void>>();
   /** The open windows by the key the supervisor knows each by. */
@@ -310,6 +324,12 @@ export const createHost = (app: App, options: HostOptions): Host => {
       await known.window.close();
     },
     openWindows: () => windows.size,
+    usage: ({ user, since }) => {
+      const owner = userKey(user);
+      const open = [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
+      const from = since === undefined ? 0 : typeof since === "number" ? since : since.getTime();
+      return usageOfOwner(reading, owner, from, open);
+    },
     close: async () => {
       stopWatching?.();
       stopWatching = undefined;

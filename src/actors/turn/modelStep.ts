@@ -92,7 +92,7 @@ export const modelStep = (deps: ModelStepDeps): ModelStep => {
       // A model that answered whole told nothing yet: its text is told now, as one piece.
       if (streamed === "" && !input.summary) deps.text.push(input.step, textOf(response.content));
       streamed = "";
-      return response;
+      return response.model === undefined ? { ...response, model: deps.modelName } : response;
     },
   };
 };

@@ -22,6 +22,7 @@ import { promptRefused, WindowOwnerMismatch } from "../assistantWindow.ts";
 import { type WindowLease, windowLease } from "../cluster/lease.ts";
 import { UNLEASED, type WindowWriter } from "../cluster/writer.ts";
 import { TurnWaiters } from "../log/turnWaiters.ts";
+import { recordOwnership } from "../log/userUsage.ts";
 import { streamOf, type WindowLog, windowLog } from "../log/windowLog.ts";
 import { stopActor } from "../support/stopActor.ts";
 import type { Coalescer } from "../turn/coalescer.ts";
@@ -197,6 +198,10 @@ export class WindowCore implements Supervised {
     if (this.closed()) return Promise.resolve(undefined);
     if (!this.#ownerRecorded) {
       this.#ownerRecorded = true;
+      // Named in the owner's own stream first, so that what they used can be added up (host.usage).
+      recordOwnership(this.deps.store, this.deps.clock, this.owner, this.clientId).catch(
+        (error: unknown) => this.deps.onError(error, { clientId: this.clientId }),
+      );
       void this.log.append({ _tag: "WindowOwned", turn: 0, owner: this.owner });
     }
     this.text.flush();

@@ -6,12 +6,14 @@
  * is a method of the prototype, over the window's parts, its view and its
  * ops, so an idle window costs its fields and not a closure per operation.
  */
+
 import { defer, type Observable, throwError } from "rxjs";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { LogEvent } from "../../runtime/log/events.ts";
 import { promptRefused } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import { WriterOps } from "../cluster/ops.ts";
+import { spendingOfLog, usageReading } from "../log/userUsage.ts";
 import { LiveQueryRefused, type LiveResult } from "../support/liveQueries.ts";
 import { WindowCore } from "./core.ts";
 import type { OpenWindow, WindowDeps } from "./deps.ts";
@@ -161,6 +163,11 @@ export class HostWindow implements OpenWindow {
 
   usage(): ReturnType<OpenWindow["usage"]> {
     return this.#core.log.usage();
+  }
+
+  spending(): ReturnType<OpenWindow["spending"]> {
+    const { deps, clientId } = this.#core;
+    return spendingOfLog(usageReading(deps.app, deps.store), clientId);
   }
 
   state(): unknown {

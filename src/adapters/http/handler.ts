@@ -33,6 +33,7 @@ import {
   START_OVER_EVENT,
   TOKEN_HEADER,
   type ToolInfo,
+  type UsageResponse,
 } from "./contract.ts";
 import {
   badRequest,
@@ -261,6 +262,21 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     if (slot === undefined) throw notConfigured("place to keep a key for this account");
     await (key === null ? secrets.delete(slot) : secrets.set(slot, key));
     return noContent();
+  });
+
+  // Asked by a panel when its user asks what the conversation used, and after each turn.
+  api.post("/usage", async (c) => {
+    const window = windowOf(host, c);
+    const spent = await window.spending();
+    const answer: UsageResponse = {
+      context: spent.context,
+      budget: {
+        used: window.usage().total,
+        max: host.app.assistant?.maxTokensPerConversation ?? 0,
+      },
+      dollars: spent.total.unpricedSteps > 0 ? null : spent.total.dollars,
+    };
+    return Response.json(answer);
   });
 
   // Asked by every panel as it opens: a host given no model source answers too (its own model).

@@ -48,7 +48,7 @@ export const toResponse = (message: unknown): ModelResponse => {
   if (typeof message !== "object" || message === null) {
     throw new ModelError({ kind: "decode", message: "the response is not a JSON message" });
   }
-  const { content, stop_reason, stop_details, usage, container } =
+  const { content, stop_reason, stop_details, usage, container, model } =
     message as Partial<Anthropic.Message>;
   if (!Array.isArray(content) || typeof stop_reason !== "string" || usage === undefined) {
     throw new ModelError({
@@ -57,6 +57,9 @@ export const toResponse = (message: unknown): ModelResponse => {
     });
   }
   const stopDetails = stopDetailsOf(stop_details);
+  const serverToolUses = content.filter(
+    (block: { readonly type?: unknown }) => block.type === "server_tool_use",
+  ).length;
   return {
     content: content as ReadonlyArray<ContentBlock>,
     stopReason: stop_reason,
@@ -74,7 +77,9 @@ export const toResponse = (message: unknown): ModelResponse => {
       usage.cache_creation.ephemeral_1h_input_tokens > 0
         ? { cacheWrite1hTokens: usage.cache_creation.ephemeral_1h_input_tokens }
         : {}),
+      ...(serverToolUses > 0 ? { serverToolUses } : {}),
     },
+    ...(typeof model === "string" && model !== "" ? { model } : {}),
     ...(container
       ? {
           container: {

@@ -9,7 +9,7 @@
 import type { LogEvent } from "../../runtime/log/events.ts";
 import { type PanelItem, type PanelState, panelItems } from "../../runtime/log/panelItems.ts";
 import type { ConfirmResult } from "../web/wire.ts";
-import type { AssistantClient, ConfirmEcho, SourceResponse } from "./client.ts";
+import type { AssistantClient, ConfirmEcho, SourceResponse, UsageResponse } from "./client.ts";
 import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
 
 /**
@@ -98,6 +98,11 @@ export interface AssistantStore {
    * Missing when the client has no `sourceInfo`.
    */
   readonly sourceInfo?: () => Promise<SourceResponse>;
+  /**
+   * What the conversation used, cost and has left of its budget (`POST
+   * /usage`); rejects like `sourceInfo`. Missing when the client has no `usage`.
+   */
+  readonly usage?: () => Promise<UsageResponse>;
   /**
    * Keeps the user's own API key (`sk-ant-…`), or forgets it (`null`):
    * write-only. Rejects with the `AssistantError`, never sets `error`.
@@ -198,6 +203,7 @@ export const createAssistantStore = (
   };
 
   const sourceInfo = client.sourceInfo?.bind(client);
+  const usage = client.usage?.bind(client);
 
   const answer = async (
     confirmId: string,
@@ -254,6 +260,7 @@ export const createAssistantStore = (
       client.close().catch(() => undefined);
     },
     ...(sourceInfo === undefined ? {} : { sourceInfo }),
+    ...(usage === undefined ? {} : { usage }),
     key: (key) => client.key(key),
   };
 };

@@ -14,6 +14,7 @@ import type {
   SourceName,
   SourceResponse,
   ToolInfo,
+  UsageResponse,
 } from "../web/wire.ts";
 import { BASE_PATH, CLIENT_HEADER, START_OVER_EVENT, TOKEN_HEADER } from "../web/wire.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
@@ -28,6 +29,7 @@ export type {
   SourceName,
   SourceResponse,
   ToolInfo,
+  UsageResponse,
 };
 
 /** Where `assistantClient` finds the host and how it identifies this window to it. */
@@ -82,6 +84,12 @@ export interface AssistantClient {
    * panel shows no settings without it.
    */
   readonly sourceInfo?: () => Promise<SourceResponse>;
+  /**
+   * `POST /usage`: what the conversation's last request held, its budget
+   * used and left, and what it cost. Optional like `sourceInfo`: the panel
+   * shows no usage without it.
+   */
+  readonly usage?: () => Promise<UsageResponse>;
   /** What is selected of one kind (`[]` clears it). */
   readonly selected: (
     kind: string,
@@ -202,6 +210,7 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
     key: async (key) => void (await post("key", { key })),
     source: async () => (await json<SourceResponse>(await post("source"))).source,
     sourceInfo: async () => json<SourceResponse>(await post("source")),
+    usage: async () => json<UsageResponse>(await post("usage")),
     selected: async (kind, ids, route) =>
       void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
     events: (fromSeq, onEvent, onError, onOpen, onStartOver) => {

@@ -134,6 +134,8 @@ export class AssistantPanel extends Base {
     this.#shown.clear();
     this.#last = undefined;
     this.#parts?.settings.use(keySettingsOf(this.#store));
+    const usage = this.#store?.usage;
+    this.#parts?.usage.use(usage === undefined ? undefined : { usage });
     if (this.#store === undefined) {
       // No store given: the page's installed one, now or once the page installs it.
       this.#unsubscribe = whenInstalled((store) => {
@@ -272,6 +274,8 @@ export class AssistantPanel extends Base {
         (snapshot.open ? parts.textarea : hadFocus ? back : undefined)?.focus();
       if (!snapshot.open) this.#opener = undefined;
     }
+    // A turn ended: the usage line reads what it used (and says so unasked if the budget runs low).
+    if (last?.busy === true && !snapshot.busy) parts.usage.turnEnded();
     if (snapshot.waiting !== last?.waiting) {
       // A question never waits unseen: the closed panel's launcher says how many wait.
       const count = snapshot.waiting.length;

@@ -6,6 +6,7 @@
 import { h } from "./dom.ts";
 import { type PanelSettings, panelSettings } from "./panelSettings.ts";
 import { adoptPanelStyles } from "./panelSheet.ts";
+import { type UsageView, usageView } from "./usageView.ts";
 import { type WelcomeView, welcomeView } from "./welcome.ts";
 
 export interface Parts {
@@ -22,6 +23,8 @@ export interface Parts {
   readonly stop: HTMLButtonElement;
   /** Bring your own key: the header's Settings button and its view. */
   readonly settings: PanelSettings;
+  /** What the conversation used: the header's Usage button and its line. */
+  readonly usage: UsageView;
   /** While the log is empty: the greeting and the suggestions. */
   readonly welcome: WelcomeView;
 }
@@ -83,12 +86,24 @@ export const panelParts = (
   const settings = panelSettings(doc, (info) => {
     if (info.notice !== undefined) on.sourceNotice(info.notice);
   });
+  const usage = usageView(doc);
   const panel = h(
     doc,
     "section",
     { class: "panel", id: "panel", "aria-label": "Assistant", hidden: "" },
     notice,
-    h(doc, "header", {}, h(doc, "h2", {}, "Assistant"), connection, settings.button, reset, close),
+    h(
+      doc,
+      "header",
+      {},
+      h(doc, "h2", {}, "Assistant"),
+      connection,
+      settings.button,
+      usage.button,
+      reset,
+      close,
+    ),
+    usage.line,
     settings.view,
     welcome.element,
     log,
@@ -109,6 +124,7 @@ export const panelParts = (
     send,
     stop,
     settings,
+    usage,
     welcome,
     form,
     close,

@@ -90,6 +90,9 @@ textarea {
 }
 /* Settings: bring your own key (panelSettings.ts). */
 header button.settings-button { padding: 0.35em 0.6em; line-height: 1; }
+header button.usage-button[aria-expanded="true"] { background: var(--_tint); border-color: var(--_accent); }
+.usage { margin: 0; padding: 0.4em 0.8em; font-size: 0.85em; color: var(--_muted); border-bottom: 1px solid var(--_line); }
+.usage.low { color: inherit; background: var(--_tint); }
 header button.settings-button[aria-expanded="true"] { background: var(--_tint); border-color: var(--_accent); }
 .settings {
   padding: 0.6em 0.9em; border-bottom: 1px solid var(--_line); background: color-mix(in srgb, var(--_fg) 3%, var(--_bg));

@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect";
 import type { RateLimit } from "../calls/rateLimit.ts";
 import { AppConfigError, CommandDefinitionError } from "../errors.ts";
+import { PriceTable } from "../usage/prices.ts";
 import { coveredByAny, isAbilityPattern } from "./abilities.ts";
 import type { AnyCommand, Command } from "./command.ts";
 import { issueLines, issuesOf } from "./issues.ts";
@@ -41,6 +42,9 @@ const grantFields = {
  * ```
  */
 export const GrantConfig = Schema.Struct(grantFields);
+
+/** The model an assistant is asked by unless `model` is given. */
+export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
 /** The model steps a turn may take unless `maxSteps` is given. */
 export const DEFAULT_MAX_STEPS = 8;
@@ -87,7 +91,7 @@ const Threshold = Schema.Union(Schema.Int.pipe(Schema.positive()), Schema.Litera
 export const AssistantConfig = Schema.Struct({
   ...grantFields,
   instructions: Schema.optionalWith(Schema.String, { default: () => "" }),
-  model: Schema.optionalWith(Schema.NonEmptyString, { default: () => "claude-sonnet-5-5" }),
+  model: Schema.optionalWith(Schema.NonEmptyString, { default: () => DEFAULT_MODEL }),
   maxSteps: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 64)), {
     default: () => DEFAULT_MAX_STEPS,
   }),
@@ -146,6 +150,12 @@ export const AssistantConfig = Schema.Struct({
   clearKeepToolResults: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 64)), {
     default: () => DEFAULT_CLEAR_KEEP_TOOL_RESULTS,
   }),
+  /**
+   * Prices by model id (US dollars a million tokens) that what conversations
+   * cost is reckoned at, over Anthropic's list prices (`DEFAULT_PRICES`): an
+   * app with a discount, or a model not listed, gives its own here.
+   */
+  prices: Schema.optional(PriceTable),
 });
 
 /** What `createApp` takes for the assistant (defaults filled in). */

@@ -9,10 +9,12 @@ import { Schema } from "effect";
 import { EditableField } from "../commands/fields.ts";
 import { Compacted, ToolResultsCleared } from "./contextEvents.ts";
 import { base, Int } from "./eventBase.ts";
+import { ConversationOwned } from "./ownerEvents.ts";
 import { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting } from "./scriptEvents.ts";
 
 export {
   Compacted,
+  ConversationOwned,
   ScriptCodeDelta,
   ScriptFinished,
   ScriptStarted,
@@ -55,6 +57,8 @@ export const Usage = Schema.Struct({
   cacheWriteTokens: Schema.optional(Int),
   /** Of `cacheWriteTokens`, those written with the one-hour TTL (the rest had five minutes). */
   cacheWrite1hTokens: Schema.optional(Int),
+  /** Calls the API ran itself this step (tool search, code execution, web search): none when absent. */
+  serverToolUses: Schema.optional(Int),
 });
 export type Usage = typeof Usage.Type;
 
@@ -150,6 +154,8 @@ export const StepFinished = Schema.TaggedStruct("StepFinished", {
   step: Int,
   stopReason: Schema.String,
   usage: Usage,
+  /** The model that answered (what its prices are looked up by); absent in logs written before it was kept. */
+  model: Schema.optional(Schema.String),
 });
 /**
  * A command began to run as the tool `tool`, called by the model directly or
@@ -372,6 +378,7 @@ export const LogEvent = Schema.Union(
   WindowOwned,
   Compacted,
   ToolResultsCleared,
+  ConversationOwned,
 );
 export type LogEvent = typeof LogEvent.Type;
 

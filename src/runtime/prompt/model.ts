@@ -156,6 +156,8 @@ export interface ModelResponse {
   /** More on the stop reason, when the API gave any: a refusal's category and explanation. */
   readonly stopDetails?: StopDetails;
   readonly usage: Usage;
+  /** The model that answered, as the API names it; the one asked for when absent. */
+  readonly model?: string;
   readonly container?: { readonly id: string; readonly expiresAt?: string };
 }
 

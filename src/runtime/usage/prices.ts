@@ -48,7 +48,14 @@ export type ModelPrice = typeof ModelPrice.Type;
 export const PriceTable = Schema.Record({ key: Schema.NonEmptyString, value: ModelPrice });
 export type PriceTable = typeof PriceTable.Type;
 
-/** When the default prices were read off Anthropic's pricing and model pages. */
+/**
+ * When the default prices were read off Anthropic's pricing and model pages.
+ *
+ * @example
+ * ```ts
+ * console.log(`Costs at Anthropic's list prices of ${PRICES_READ_ON}.`);
+ * ```
+ */
 export const PRICES_READ_ON = "2026-12-01";
 
 /** A model's prices from its input and output price, with the usual cache multipliers (read 0.1×, write 1.25× and 2×) unless a read price is given. */
@@ -68,7 +75,7 @@ const listed = (input: number, output: number, cacheRead = input * 0.1): ModelPr
  *
  * @example
  * ```ts
- * DEFAULT_PRICES["claude-sonnet-5-5"].input; // 2
+ * DEFAULT_PRICES["claude-sonnet-5-5"]?.input; // 2
  * ```
  */
 export const DEFAULT_PRICES: PriceTable = {
@@ -122,7 +129,8 @@ export const priceOf = (
  *
  * @example
  * ```ts
- * costOf({ inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 20_000 }, DEFAULT_PRICES["claude-sonnet-5-5"]);
+ * const sonnet = priceOf("claude-sonnet-5-5");
+ * if (sonnet) costOf({ inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 20_000 }, sonnet);
  * // 0.002 + 0.002 + 0.002 = 0.006
  * ```
  */

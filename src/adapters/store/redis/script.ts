@@ -1,6 +1,6 @@
 /** A Lua script run by its SHA on one key, loaded by `EVAL` the first time a server lacks it. */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./client.ts";
 
 /** Runs `lua` on `key` with `args`: by `EVALSHA`, falling back to `EVAL` on `NOSCRIPT`. */
 export const script = (lua: string) => {

@@ -6,7 +6,7 @@
  * expires two periods after its last write: a late settlement still finds
  * it, and no user's old periods pile up.
  */
-import type { Redis } from "ioredis";
+
 import {
   fromNanos,
   type SpendAsk,
@@ -17,6 +17,7 @@ import {
   type SpendTotals,
   toNanos,
 } from "../../../runtime/ports/usageStore.ts";
+import type { RedisClient as Redis } from "./client.ts";
 import { script } from "./script.ts";
 
 // KEYS[1] the period's hash; ARGV: budget, want, least (whole nano-dollars), the expiry in ms.

@@ -4,7 +4,6 @@
  * as a hash per key and budget period (spend.ts), through ioredis.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { RateDecision, RateLimit, RateLimitStore } from "../../../runtime/calls/rateLimit.ts";
 import type {
   SpendAsk,
@@ -17,6 +16,7 @@ import type {
   UsageStore,
   UsageTotals,
 } from "../../../runtime/ports/usageStore.ts";
+import type { RedisClient as Redis } from "./client.ts";
 import { ioredis } from "./ioredis.ts";
 import { script } from "./script.ts";
 import { redisSpend } from "./spend.ts";
@@ -68,6 +68,14 @@ const addScript = script(ADD);
 
 const count = (value: unknown): number => (value == null ? 0 : Number(value));
 
+/** A client of its own for the store, at `url`. */
+const connect = (url: string): Redis => {
+  const client = new ioredis.Redis(url, { maxRetriesPerRequest: 1 });
+  // Failures reach the caller as rejected commands; without a listener ioredis would also log each one.
+  client.on("error", () => {});
+  return client;
+};
+
 /**
  * A {@link RateLimitStore} and {@link UsageStore} over Redis, for proxy
  * instances that must hold one user's limit together.
@@ -104,9 +112,7 @@ const count = (value: unknown): number => (value == null ? 0 : Number(value));
  */
 export const redisStore = (redis: Redis | string, options: RedisStoreOptions = {}): RedisStore => {
   const owned = typeof redis === "string";
-  const client = owned ? new ioredis.Redis(redis, { maxRetriesPerRequest: 1 }) : redis;
-  // Failures reach the caller as rejected commands; without a listener ioredis would also log each one.
-  if (owned) client.on("error", () => {});
+  const client = typeof redis === "string" ? connect(redis) : redis;
   const prefix = options.prefix ?? "elyra:";
   // Members must be unique across instances and within a millisecond.
   const instance = randomBytes(6).toString("base64url");

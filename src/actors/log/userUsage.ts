@@ -1,0 +1,162 @@
+/**
+ * What a user's conversations used: each user has a stream of their own
+ * (`owner/<userKey>`) that names their conversations, written once per
+ * conversation as its log first names its owner; `host.usage` reads it,
+ * then each conversation's log a page at a time, and adds up the spending.
+ */
+
+import { type App, DEFAULT_MODEL } from "../../runtime/commands/app.ts";
+import type { EventStore } from "../../runtime/log/eventStore.ts";
+import { AppendConflict } from "../../runtime/log/eventStore.ts";
+import type { Clock } from "../../runtime/ports/clock.ts";
+import { DEFAULT_PRICES, type PriceTable } from "../../runtime/usage/prices.ts";
+import {
+  addTallies,
+  EMPTY_TALLY,
+  NO_SPENDING,
+  type Spending,
+  spendingOf,
+  type UsageTally,
+} from "../../runtime/usage/spending.ts";
+import { streamOf } from "./windowLog.ts";
+
+/** Where the stream of a user's own events lives, by the host's `userKey` of them. */
+export const OWNER_PREFIX = "owner/";
+
+/** The stream naming the conversations of the user with key `owner`. */
+export const ownerStream = (owner: string): string => `${OWNER_PREFIX}${owner}`;
+
+/** How many appends a conversation's entry is tried with, when other conversations of the user are written at once. */
+const CONFLICTS_TRIED = 8;
+
+/** How many events a read takes at a time: the memory a fold holds is a page's, whatever the log's length. */
+export const USAGE_PAGE = 500;
+
+/**
+ * Records that window `clientId`'s conversation belongs to `owner`: appended
+ * to the owner's stream, and tried again where the stream is when another
+ * of their conversations appended first. Not fenced: it starts nothing and no window
+ * leases it; a second entry for one conversation (two hosts racing at its
+ * first event) is read as one.
+ */
+export const recordOwnership = async (
+  store: EventStore,
+  clock: Clock,
+  owner: string,
+  clientId: string,
+): Promise<void> => {
+  const stream = ownerStream(owner);
+  // Tried as the stream's first event: a user's first conversation costs one round trip, a later
+  // one two (the conflict tells where the stream is), never a read.
+  let at = 0;
+  for (let tried = 1; ; tried++) {
+    try {
+      await store.append(
+        stream,
+        [{ _tag: "ConversationOwned", at: clock.now(), turn: 0, clientId }],
+        at,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof AppendConflict) || tried >= CONFLICTS_TRIED) throw error;
+      at = error.actualSeq;
+    }
+  }
+};
+
+/** The events of `stream` in pages of {@link USAGE_PAGE}, up to its last seq when read. */
+async function* pages(store: EventStore, stream: string) {
+  const last = await store.lastSeq(stream);
+  for (let from = 0; from < last; from += USAGE_PAGE) {
+    const page = await store.read(stream, from, Math.min(from + USAGE_PAGE, last));
+    if (page.length > 0) yield page;
+  }
+}
+
+/** What one of a user's conversations used, by the client id of its window. */
+export interface ConversationUsage extends Spending {
+  readonly clientId: string;
+}
+
+/**
+ * What a user used: all of it, and conversation by conversation (those with
+ * a step since the asked time), most recent last.
+ *
+ * @example
+ * ```ts
+ * const { total, conversations } = await host.usage({ user, since: Date.now() - 30 * 86_400_000 });
+ * console.log(`$${total.dollars.toFixed(2)} over ${conversations.length} conversations this month`);
+ * ```
+ */
+export interface UserUsage {
+  readonly total: UsageTally;
+  readonly conversations: ReadonlyArray<ConversationUsage>;
+}
+
+/** How usage is read: from which store, at which prices, priced by which model when a step names none. */
+export interface UsageReading {
+  readonly store: EventStore;
+  readonly prices: PriceTable;
+  readonly fallbackModel: string;
+}
+
+/**
+ * How an app's usage is read from `store`: at its `assistant.prices` over
+ * Anthropic's list prices, a step that names no model priced as its
+ * `assistant.model`.
+ */
+export const usageReading = (app: App, store: EventStore): UsageReading => ({
+  store,
+  prices: { ...DEFAULT_PRICES, ...app.assistant?.prices },
+  fallbackModel: app.assistant?.model ?? DEFAULT_MODEL,
+});
+
+/** The client ids of `owner`'s conversations in the order they were first written, each once. */
+const conversationsOf = async (store: EventStore, owner: string): Promise<Set<string>> => {
+  const ids = new Set<string>();
+  for await (const page of pages(store, ownerStream(owner)))
+    for (const event of page) if (event._tag === "ConversationOwned") ids.add(event.clientId);
+  return ids;
+};
+
+/** What one conversation's log used since `since`. */
+export const spendingOfLog = async (
+  reading: UsageReading,
+  clientId: string,
+  since = 0,
+): Promise<Spending> => {
+  const projection = spendingOf({
+    prices: reading.prices,
+    fallbackModel: reading.fallbackModel,
+    since,
+  });
+  let spent = NO_SPENDING;
+  for await (const page of pages(reading.store, streamOf(clientId)))
+    spent = projection.fold(page, spent);
+  return spent;
+};
+
+/**
+ * What `owner` used since `since` (ms since the epoch): the conversations
+ * their stream names, and `open` (windows open on this host, which a store
+ * that keeps no log after a window closes never names in a stream).
+ */
+export const usageOfOwner = async (
+  reading: UsageReading,
+  owner: string,
+  since: number,
+  open: Iterable<string>,
+): Promise<UserUsage> => {
+  const ids = await conversationsOf(reading.store, owner);
+  for (const clientId of open) ids.add(clientId);
+  const conversations: ConversationUsage[] = [];
+  let total = EMPTY_TALLY;
+  for (const clientId of ids) {
+    const spent = await spendingOfLog(reading, clientId, since);
+    if (spent.total.steps === 0) continue;
+    conversations.push({ clientId, ...spent });
+    total = addTallies(total, spent.total);
+  }
+  conversations.sort((a, b) => a.lastAt - b.lastAt);
+  return { total, conversations };
+};

@@ -1,0 +1,140 @@
+/**
+ * The panel's usage line: what the conversation holds, cost and has left of
+ * its budget (`POST /usage`), shown when the user asks (the header's
+ * _Usage_ button) and on its own once a fifth of the budget or less is left,
+ * so a conversation never runs out unannounced.
+ */
+import type { UsageResponse } from "../web/wire.ts";
+import { h } from "./dom.ts";
+
+/** From how much of its budget left (a share) the panel says so unasked. */
+export const LOW_BUDGET_SHARE = 0.2;
+
+/** What the usage line needs of a store. */
+export interface UsageSource {
+  readonly usage: () => Promise<UsageResponse>;
+}
+
+/** The usage line's parts: the header's button, the line, and how the panel drives them. */
+export interface UsageView {
+  readonly button: HTMLButtonElement;
+  readonly line: HTMLElement;
+  /** The store's usage (or none): without one the button stays hidden. */
+  readonly use: (source: UsageSource | undefined) => void;
+  /** A turn ended: the line is read again, and shown if the budget runs low. */
+  readonly turnEnded: () => void;
+}
+
+/** Numbers in the page's language. */
+const formats = (lang: string | undefined) => ({
+  tokens: new Intl.NumberFormat(lang, { notation: "compact", maximumFractionDigits: 1 }),
+  share: new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 }),
+  dollars: (amount: number) =>
+    new Intl.NumberFormat(lang, {
+      style: "currency",
+      currency: "USD",
+      minimumFractionDigits: 2,
+      // A conversation of a few cents says which: $0.0123, not $0.01.
+      maximumFractionDigits: amount > 0 && amount < 1 ? 4 : 2,
+    }).format(amount),
+});
+
+/**
+ * What the line says of `usage`, in the page's language `lang`.
+ *
+ * @example
+ * ```ts
+ * usageWords({ context: 41_300, budget: { used: 400_000, max: 5_000_000 }, dollars: 0.1234 }, "en");
+ * // "Last request: 41.3K tokens. Cost so far: $0.1234. Left: 4.6M of 5M tokens (92%)."
+ * ```
+ */
+export const usageWords = (usage: UsageResponse, lang?: string): string => {
+  const f = formats(lang);
+  const left = Math.max(0, usage.budget.max - usage.budget.used);
+  const share = usage.budget.max > 0 ? left / usage.budget.max : 0;
+  const cost =
+    usage.dollars === null
+      ? "Cost so far: not known here."
+      : `Cost so far: ${f.dollars(usage.dollars)}.`;
+  const ran = left === 0 ? " Start a new conversation to go on." : "";
+  return `Last request: ${f.tokens.format(usage.context)} tokens. ${cost} Left: ${f.tokens.format(left)} of ${f.tokens.format(usage.budget.max)} tokens (${f.share.format(share)}).${ran}`;
+};
+
+/** Whether `usage` leaves {@link LOW_BUDGET_SHARE} of the budget or less. */
+export const budgetLow = (usage: UsageResponse): boolean =>
+  usage.budget.max > 0 &&
+  usage.budget.max - usage.budget.used <= usage.budget.max * LOW_BUDGET_SHARE;
+
+/**
+ * Builds the usage line and its _Usage_ button. The panel puts the button in
+ * its header and the line under it, calls `use` with its store and
+ * `turnEnded` after each turn.
+ *
+ * @example
+ * ```ts
+ * const usage = usageView(document);
+ * header.append(usage.button);
+ * header.after(usage.line);
+ * usage.use(store.usage === undefined ? undefined : { usage: store.usage });
+ * ```
+ */
+export const usageView = (doc: Document): UsageView => {
+  const button = h(
+    doc,
+    "button",
+    {
+      type: "button",
+      class: "usage-button",
+      "aria-expanded": "false",
+      "aria-controls": "usage",
+      hidden: "",
+    },
+    "Usage",
+  );
+  const line = h(doc, "p", { class: "usage", id: "usage", role: "status", hidden: "" });
+  let source: UsageSource | undefined;
+  /** Counts reads, so an answer older than the last one asked is dropped. */
+  let asked = 0;
+  const lang = () => doc.documentElement.lang || undefined;
+
+  const read = async (show: "asked" | "ifLow") => {
+    if (source === undefined) return;
+    const mine = ++asked;
+    try {
+      const usage = await source.usage();
+      if (mine !== asked) return;
+      line.textContent = usageWords(usage, lang());
+      const low = budgetLow(usage);
+      line.classList.toggle("low", low);
+      if (show === "asked" || low) line.hidden = false;
+      button.setAttribute("aria-expanded", String(!line.hidden));
+    } catch {
+      if (mine !== asked || show !== "asked") return;
+      line.textContent = "What this conversation used could not be read just now.";
+      line.hidden = false;
+      button.setAttribute("aria-expanded", "true");
+    }
+  };
+
+  button.addEventListener("click", () => {
+    if (!line.hidden) {
+      line.hidden = true;
+      button.setAttribute("aria-expanded", "false");
+      return;
+    }
+    void read("asked");
+  });
+
+  return {
+    button,
+    line,
+    use: (next) => {
+      source = next;
+      asked++;
+      button.hidden = next === undefined;
+      line.hidden = true;
+      button.setAttribute("aria-expanded", "false");
+    },
+    turnEnded: () => void read(line.hidden ? "ifLow" : "asked"),
+  };
+};
