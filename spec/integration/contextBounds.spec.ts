@@ -26,14 +26,20 @@ import type { EventStore } from "../../src/runtime/log/eventStore.ts";
 import { CLEARED_RESULT } from "../../src/runtime/prompt/clearing.ts";
 import { SUMMARY_HEAD, SUMMARY_REQUEST } from "../../src/runtime/prompt/compaction.ts";
 
-const app = createApp({
+/** The ids `customers_show` ran with. */
+const shown: number[] = [];
+
+const spec = {
   commands: [
     defineCommand({
       name: "customers_show",
       description: "Show one customer by id, with their notes.",
       can: "customers.show",
       args: { id: Schema.Number },
-      run: ({ id }) => ({ id, notes: "n".repeat(2_000) }),
+      run: ({ id }) => {
+        shown.push(id);
+        return { id, notes: "n".repeat(2_000) };
+      },
     }),
   ],
   userAbilities: () => ["customers.*"],
@@ -44,7 +50,8 @@ const app = createApp({
     clearToolResultsAbove: 1_000,
     clearKeepToolResults: 1,
   },
-});
+} satisfies Parameters<typeof createApp>[0];
+const app = createApp(spec);
 const ada = { name: "Ada" };
 const long = (n: number) => `Answer ${n}: ${"word ".repeat(300)}`;
 
@@ -64,10 +71,10 @@ const script = () => [
   says("Fourth answer."),
 ];
 
-const hostOn = async (store: EventStore) => {
-  const api = await standInMessagesApi(script());
+const hostOn = async (store: EventStore, promptCache = false, on = app, replies = script()) => {
+  const api = await standInMessagesApi(replies, { promptCache });
   cleanup.push(api.close);
-  const host = createHost(app, {
+  const host = createHost(on, {
     model: anthropic({ baseURL: api.url, apiKey: "test-key", maxRetries: 0 }),
     store,
     clock: simulatedClock(Date.UTC(2026, 11, 3)),
@@ -77,6 +84,43 @@ const hostOn = async (store: EventStore) => {
 };
 
 describe("a conversation past its bounds, through the host", () => {
+  it("a tool the model calls in the summary's step anyway is not run, and its text is the summary", async () => {
+    shown.length = 0;
+    const replies = script();
+    replies[2] = toolCall(
+      "customers_show",
+      { id: 1 },
+      { text: "Ada asked twice; the answers were long." },
+    );
+    const { api, host } = await hostOn(memoryStore(), false, app, replies);
+    const w = host.window("w1", { user: ada });
+    for (const q of ["one", "two", "three"]) expect((await w.prompt(q))._tag).toBe("Answered");
+    expect(shown).toEqual([]);
+    const answer = api.requests.map((r) => r.body as Body)[3] as Body;
+    expect(JSON.stringify(answer.messages)).toContain("Ada asked twice");
+    expect(JSON.stringify(answer.messages)).not.toContain("tool_use");
+  });
+
+  it("the summary's request reads the earlier turns from the prompt cache, as the turn before wrote them", async () => {
+    const store = memoryStore();
+    // Instructions long enough that the prefix passes the cache's minimum (1 024 tokens).
+    const instructed = createApp({
+      ...spec,
+      assistant: { ...spec.assistant, instructions: "Answer as the CRM's assistant. ".repeat(200) },
+    });
+    const { host } = await hostOn(store, true, instructed);
+    const w = host.window("w1", { user: ada });
+    for (const q of ["one", "two", "three"]) await w.prompt(q);
+    await w.settled();
+    const steps = (await store.read("conversation/w1", 0)).flatMap((e) =>
+      e._tag === "StepFinished" ? [e] : [],
+    );
+    const summary = steps.find((e) => e.turn === 3 && e.step === 0);
+    // The tools, the system prompt and turn 1 as turn 2's request cached them: read, not written again.
+    expect(summary?.usage.cacheReadTokens ?? 0).toBeGreaterThan(0);
+    expect(summary?.usage.cacheReadTokens ?? 0).toBeGreaterThan(summary?.usage.inputTokens ?? 0);
+  });
+
   it("summarises once the history passes its bound, and says so in the window", async () => {
     const { api, host } = await hostOn(memoryStore());
     const w = host.window("w1", { user: ada });
@@ -84,7 +128,9 @@ describe("a conversation past its bounds, through the host", () => {
     const bodies = api.requests.map((r) => r.body as Body);
     expect(bodies).toHaveLength(4);
     const summary = bodies[2] as Body;
-    expect(summary.tools ?? []).toEqual([]);
+    // Sent with the tools every request of the conversation has, byte for byte: the cached prefix.
+    expect(JSON.stringify(summary.tools)).toBe(JSON.stringify((bodies[3] as Body).tools));
+    expect(summary.tools?.length).toBeGreaterThan(0);
     // The request's last message, as the cache layout marks it.
     expect(JSON.stringify(summary.messages.at(-1))).toContain(JSON.stringify(SUMMARY_REQUEST));
     expect(summary.messages.at(-1)?.role).toBe("user");

@@ -128,7 +128,7 @@ const conversation = (bounds: ContextBounds) => {
 const bounds: ContextBounds = { compactAbove: 400, keepTurns: 1, clearAbove: 300, keepResults: 1 };
 
 describe("a conversation that outgrows its bounds", () => {
-  it("summarises the earlier turns once, with no tools, and sends the summary in their place", async () => {
+  it("summarises the earlier turns once, with the turn's own tools (so the cached prefix is repeated), and sends the summary in their place", async () => {
     const c = conversation(bounds);
     for (let i = 0; i < 6; i++)
       await c.ask(`question ${i}`, { toolSteps: 0, resultSize: 0, answerSize: 300 });
@@ -136,7 +136,9 @@ describe("a conversation that outgrows its bounds", () => {
     expect(summaries.length).toBeGreaterThan(0);
     for (const s of summaries) {
       expect(s.step).toBe(0);
-      expect(s.tools).toEqual([]);
+      // The same tools as the turn's next request: the prefix the cache holds.
+      expect(s.tools).toEqual(c.requests[c.requests.indexOf(s) + 1]?.tools);
+      expect(s.tools.length).toBeGreaterThan(0);
       expect(s.messages.at(-1)).toEqual({ role: "user", content: SUMMARY_REQUEST });
     }
     const log = c.events();

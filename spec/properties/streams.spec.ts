@@ -280,7 +280,7 @@ describe("S2: tool input and bytes split anywhere", () => {
             }),
           };
           const { outcome } = await play(stream, r);
-          expect(outcome).toEqual(toResponse(toMessage(r, countingIds())));
+          expect(outcome).toEqual(toResponse(toMessage(r, countingIds(), request.model)));
           const inputs = (outcome as ModelResponse).content.map(
             (b) => (b as { input?: unknown }).input,
           );

@@ -199,14 +199,16 @@ export const conversationSetup = setup({
         }),
       );
     }),
-    /** The history's summary asked for, as step 0, with no tools. */
+    /** The history's summary asked for, as step 0, with the turn's tools (asked to call none). */
     askSummary: sendTo("steps", ({ context }): StepsCommand => {
       const { history, kept } = dueOf(context);
       return {
         type: "CALL_MODEL",
         input: {
           messages: summaryRequest(history, kept ?? 0),
-          tools: [],
+          // The turn's own tools, as every request of the conversation has them: the request then
+          // repeats their prefix, and the earlier turns', so the cache holds it (the request says to call none).
+          tools: context.tools,
           turn: context.turn,
           step: 0,
           container: null,

@@ -89,7 +89,7 @@ textarea {
   textarea { font-size: 16px; }
 }
 /* Settings: bring your own key (panelSettings.ts). */
-header button.settings-button { padding: 0.35em 0.6em; line-height: 1; }
+header button.settings-button, header button.usage-button { padding: 0.35em 0.6em; line-height: 1; }
 header button.usage-button[aria-expanded="true"] { background: var(--_tint); border-color: var(--_accent); }
 .usage { margin: 0; padding: 0.4em 0.8em; font-size: 0.85em; color: var(--_muted); border-bottom: 1px solid var(--_line); }
 .usage.low { color: inherit; background: var(--_tint); }
@@ -114,7 +114,7 @@ header button.settings-button[aria-expanded="true"] { background: var(--_tint); 
 @media (max-width: 600px) {
   .settings input { font-size: 16px; }
   .settings button { min-height: 44px; }
-  header button.settings-button { min-width: 44px; }
+  header button.settings-button, header button.usage-button { min-width: 44px; }
 }
 /* The confirmation: a destructive accept button, the fields the user may change, what to fix. */
 button.accept.destructive { background: #b42318; border-color: #b42318; color: #fff; }

@@ -87,9 +87,12 @@ export const usageView = (doc: Document): UsageView => {
       class: "usage-button",
       "aria-expanded": "false",
       "aria-controls": "usage",
+      "aria-label": "Usage",
+      title: "Usage",
       hidden: "",
     },
-    "Usage",
+    // A glyph, as Settings' is: the header has no room for another word on a phone.
+    h(doc, "span", { "aria-hidden": "true" }, "%"),
   );
   const line = h(doc, "p", { class: "usage", id: "usage", role: "status", hidden: "" });
   let source: UsageSource | undefined;

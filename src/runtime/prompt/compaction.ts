@@ -68,7 +68,7 @@ export const compactionDue = (
  *
  * @example
  * ```ts
- * const messages = summaryRequest(history, 4); // sent with no tools
+ * const messages = summaryRequest(history, 4); // sent with the turn's tools, to call none
  * ```
  */
 export const summaryRequest = (
