@@ -9,6 +9,7 @@
  * stand-in receives them; its usage is what the host's `StepFinished`
  * recorded.
  */
+import { createHash } from "node:crypto";
 import { type App, createHost } from "elyra-assistant";
 import { anthropic } from "elyra-assistant/anthropic";
 import type { LogEvent } from "elyra-assistant/log";
@@ -23,6 +24,7 @@ import type { Usage } from "../src/runtime/log/events.ts";
 import { SUMMARY_REQUEST } from "../src/runtime/prompt/compaction.ts";
 import { estimateJsonTokens, estimateTokens } from "../src/runtime/prompt/tokens.ts";
 import { TOOL_SEARCH_TYPE } from "../src/runtime/prompt/toolSearch.ts";
+import { promptBlocks } from "../src/testing/promptCache.ts";
 import { referencesIn } from "../src/testing/standInToolSearch.ts";
 import { ADA } from "./tokensCommands.ts";
 
@@ -57,6 +59,8 @@ export interface RequestFigures {
   readonly step: number;
   /** Tool definitions in the prompt: loaded tools' JSON; a deferred tool 0 until a tool_reference loads it. */
   readonly toolTokens: number;
+  /** Of its input, the prefix an earlier request sent too: the most any cache could have read. */
+  readonly repeated: number;
   readonly usage: Usage;
 }
 
@@ -110,15 +114,42 @@ const textOf = (content: unknown): string =>
 /** A summary of about 2 KB, as the model would write one (at most 400 words). */
 const SUMMARY = `Summary: ${"Ada reviewed projects, timesheets and invoices; ids, amounts and dates noted; open: two follow-ups. ".repeat(22)}`;
 
+/** What the script saw of a request: its tool definitions, and its prefix an earlier request sent too. */
+interface Seen {
+  readonly toolTokens: number;
+  readonly repeated: number;
+}
+
+/**
+ * The tokens of the longest prefix of `body`'s prompt (its blocks in the
+ * API's order) that an earlier request of the conversation sent too: what
+ * the best of caches could read, whatever its breakpoints, TTLs and minimum.
+ * `prefixes` holds a digest of every prefix sent so far, and gains this request's.
+ */
+const repeatedPrefix = (body: Json, prefixes: Set<string>): number => {
+  let digest = "";
+  let tokens = 0;
+  let repeated = 0;
+  let still = true;
+  for (const block of promptBlocks(body)) {
+    digest = createHash("sha256").update(digest).update(block.key).digest("base64");
+    tokens += block.tokens;
+    if (still && prefixes.has(digest)) repeated = tokens;
+    else still = false;
+    prefixes.add(digest);
+  }
+  return repeated;
+};
+
 /** The stand-in's script over `plan()`, the turn now asked; each request's figures go to `seen`. */
-const scriptOf =
-  (plan: () => TurnPlan, seen: Array<{ readonly toolTokens: number }>) =>
-  (request: StandInRequest): ScriptedReply => {
+const scriptOf = (plan: () => TurnPlan, seen: Seen[]) => {
+  const prefixes = new Set<string>();
+  return (request: StandInRequest): ScriptedReply => {
     const body = request.body as Json;
     const messages = (body.messages ?? []) as Json[];
     const tools = (Array.isArray(body.tools) ? body.tools : []) as Json[];
-    seen.push({ toolTokens: toolDefinitionTokens(body) });
-    if (tools.length === 0 && textOf(messages.at(-1)?.content).includes(SUMMARY_REQUEST))
+    seen.push({ toolTokens: toolDefinitionTokens(body), repeated: repeatedPrefix(body, prefixes) });
+    if (textOf(messages.at(-1)?.content).includes(SUMMARY_REQUEST))
       return says(SUMMARY, { usage: { outputTokens: estimateTokens(SUMMARY) } });
     const turn = plan();
     const asked = messages.findLastIndex(
@@ -144,6 +175,7 @@ const scriptOf =
       usage: { outputTokens: output },
     });
   };
+};
 
 /** The layout before: the system prompt's last block marked, nothing else (the library sends no mark with `promptCache: false`). */
 const systemPromptOnly = async (input: string | URL | Request, init?: RequestInit) => {
@@ -168,7 +200,7 @@ export const converse = async (
   layout: Layout = "library",
 ): Promise<Conversation> => {
   let at = 0;
-  const seen: Array<{ readonly toolTokens: number }> = [];
+  const seen: Seen[] = [];
   const api = await standInMessagesApi(
     scriptOf(() => plans[at] as TurnPlan, seen),
     { promptCache: true },
@@ -207,7 +239,8 @@ export const converse = async (
     return {
       requests: steps.map((s, i) => ({
         ...s,
-        toolTokens: (seen[i] as { toolTokens: number }).toolTokens,
+        toolTokens: (seen[i] as Seen).toolTokens,
+        repeated: (seen[i] as Seen).repeated,
       })),
       ends,
       tokensUsed,
@@ -223,6 +256,13 @@ export const converse = async (
 /** A request's whole input: what the stand-in counted uncached, read and written. */
 export const inputOf = (u: Usage): number =>
   u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+
+/** The share of `requests`' input an ideal cache could read: each one's prefix sent before. */
+export const repeatedShare = (requests: ReadonlyArray<RequestFigures>): number => {
+  const repeated = requests.reduce((n, r) => n + r.repeated, 0);
+  const all = requests.reduce((n, r) => n + inputOf(r.usage), 0);
+  return all === 0 ? 0 : repeated / all;
+};
 
 /** The share of `requests`' input read from the cache. */
 export const cacheShare = (requests: ReadonlyArray<RequestFigures>): number => {

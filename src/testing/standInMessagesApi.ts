@@ -9,6 +9,7 @@ import {
   CacheRequestError,
   type PromptCache,
   type PromptCacheOptions,
+  promptBlocks,
   promptCache,
 } from "./promptCache.ts";
 import {
@@ -58,7 +59,17 @@ export interface StandInOptions {
    * Off unless given.
    */
   readonly promptCache?: boolean | PromptCacheOptions;
+  /**
+   * The model's context window, in tokens as the stand-in estimates them
+   * (its prompt: the tools not deferred, the system prompt, the messages): a
+   * request over it is refused with the API's 400, "prompt is too long: N
+   * tokens > M maximum", and uses no script entry. 200 000 unless given.
+   */
+  readonly contextWindow?: number;
 }
+
+/** The context window of a stand-in not told one: the standard window of Claude's models. */
+export const STAND_IN_CONTEXT_WINDOW = 200_000;
 
 /** Statuses the SDK retries on its own. */
 const retryable = (status: number): boolean =>
@@ -92,6 +103,7 @@ export const standInMessagesApi = async (
     options.promptCache === undefined || options.promptCache === false
       ? undefined
       : promptCache(options.promptCache === true ? {} : options.promptCache);
+  const contextWindow = options.contextWindow ?? STAND_IN_CONTEXT_WINDOW;
   const requests: StandInRequest[] = [];
   const abandoned: number[] = [];
   let played = 0;
@@ -128,7 +140,10 @@ export const standInMessagesApi = async (
     if (request.path !== "/v1/messages" || request.method !== "POST") {
       return sendError(res, fails(404, "not_found_error", `${request.method} ${request.path}`));
     }
-    const problem = check(request) ?? toolSearchProblem(request.body as SearchedRequest);
+    const problem =
+      check(request) ??
+      toolSearchProblem(request.body as SearchedRequest) ??
+      tooLong(request.body as Record<string, unknown>, contextWindow);
     if (problem !== undefined) return sendError(res, problem);
 
     const scripted = next(request);
@@ -176,6 +191,25 @@ export const standInMessagesApi = async (
         server.closeAllConnections();
       }),
   };
+};
+
+/** The API's refusal of a prompt over the context window, or nothing. */
+const tooLong = (body: Record<string, unknown>, window: number): ScriptedFailure | undefined => {
+  let tokens = 0;
+  try {
+    for (const block of promptBlocks(body)) tokens += block.tokens;
+  } catch (error) {
+    // A prompt the cache can't lay out is refused by the cache, with its own words.
+    if (error instanceof CacheRequestError) return undefined;
+    throw error;
+  }
+  return tokens > window
+    ? fails(
+        400,
+        "invalid_request_error",
+        `prompt is too long: ${tokens} tokens > ${window} maximum`,
+      )
+    : undefined;
 };
 
 /** A reply with the input side of its usage as the prompt cache counted it. */
