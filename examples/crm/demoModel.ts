@@ -17,6 +17,9 @@ import {
 } from "elyra-assistant";
 import { euros, plural } from "./words.ts";
 
+/** The model the demo's steps name: no price table has it, so what it answers costs nothing known. */
+export const DEMO_MODEL = "elyra-demo";
+
 /** What the panel says while the demo model answers. */
 export const DEMO_NOTICE =
   "Demo model: scripted answers, not Claude. Set ANTHROPIC_API_KEY to talk to Claude.";
@@ -336,12 +339,13 @@ export const demoModel = (options: DemoModelOptions = {}): Model => {
             input: decision.input,
           },
         ];
-        return { content, stopReason: "tool_use", usage };
+        return { content, stopReason: "tool_use", usage, model: DEMO_MODEL };
       }
       const response: ModelResponse = {
         content: [{ type: "text", text: decision.say }],
         stopReason: "end_turn",
         usage,
+        model: DEMO_MODEL,
       };
       await tell(decision.say, { signal, paceMs, ...(onText ? { onText } : {}) });
       return response;

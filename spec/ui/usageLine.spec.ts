@@ -58,7 +58,9 @@ describe("the panel's usage line", () => {
     expect(usageWords(answer(MAX, 12.5), "en")).toBe(
       "Last request: 41.3K tokens. Cost so far: $12.50. Left: 0 of 5M tokens (0%). Start a new conversation to go on.",
     );
-    expect(usageWords(answer(0, null), "en")).toContain("Cost so far: not known here.");
+    expect(usageWords(answer(0, null), "en")).toContain(
+      "Cost so far: not known (what answered has no price here).",
+    );
     expect(usageWords(answer(400_000), "de")).toContain("4,6");
   });
 

@@ -54,7 +54,7 @@ export const usageWords = (usage: UsageResponse, lang?: string): string => {
   const share = usage.budget.max > 0 ? left / usage.budget.max : 0;
   const cost =
     usage.dollars === null
-      ? "Cost so far: not known here."
+      ? "Cost so far: not known (what answered has no price here)."
       : `Cost so far: ${f.dollars(usage.dollars)}.`;
   const ran = left === 0 ? " Start a new conversation to go on." : "";
   return `Last request: ${f.tokens.format(usage.context)} tokens. ${cost} Left: ${f.tokens.format(left)} of ${f.tokens.format(usage.budget.max)} tokens (${f.share.format(share)}).${ran}`;
