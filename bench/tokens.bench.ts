@@ -147,14 +147,15 @@ const cacheShares = async (): Promise<Case[]> => {
       const first = suffix === "";
       rows.push(
         // With tools searched, each request adds its search, the tool it loads and the result
-        // (~1 200 tokens) to a prefix of ~3 000: no cache can read 90 % of it. There the target is
-        // the share of what could be read (the prefix an earlier request sent).
+        // (~1 200 tokens) to a prefix of ~3 000: no cache can read 90 % of it (the row below says
+        // how much could be read). The issue's target stays here, failed; the next row holds the
+        // one that can be met: the share of what could be read (the prefix an earlier request sent).
         row(
           `cache: ${label}${suffix}, share read, steps 2+ and turns 2–${CACHE_TURNS}`,
           r3(cacheShare(later(before))),
           r3(cacheShare(later(after))),
-          first && count === 10 ? "after ≥ 0.90" : "—",
-          !first || count !== 10 || cacheShare(later(after)) >= 0.9,
+          first ? (count === 10 ? "after ≥ 0.90" : "after ≥ 0.90 (out of reach)") : "—",
+          !first || cacheShare(later(after)) >= 0.9,
         ),
         row(
           `cache: ${label}${suffix}, share read of what could be read`,
@@ -319,8 +320,8 @@ const run = async (): Promise<BenchResult> => {
       "clearToolResultsAbove false), one cache breakpoint on the system prompt (by hand)",
     target:
       "tool definitions ≥ 85 % fewer at 100 and 300 tools, no more at 10; ≥ 90 % of input read " +
-      "from the cache on steps and turns 2–20 with every tool loaded, and ≥ 95 % of what any cache " +
-      "could read (each request's prefix an earlier one sent) with tools searched, where that is 74 %; " +
+      "from the cache on steps and turns 2–20 (out of reach with tools searched, where any cache " +
+      "could read at most 74 %: there ≥ 95 % of what could be read, each request's prefix an earlier one sent); " +
       "no request over the context window nor refused in 200 turns",
     pass: rows.every((r) => r.pass),
     headline: "after",

@@ -84,21 +84,31 @@ const hostOn = async (store: EventStore, promptCache = false, on = app, replies 
 };
 
 describe("a conversation past its bounds, through the host", () => {
-  it("a tool the model calls in the summary's step anyway is not run, and its text is the summary", async () => {
+  it("a summary's step that calls a tool anyway: the tool is not run, nothing is summarised, and the next turn asks again", async () => {
     shown.length = 0;
-    const replies = script();
-    replies[2] = toolCall(
-      "customers_show",
-      { id: 1 },
-      { text: "Ada asked twice; the answers were long." },
-    );
+    const replies = [
+      says(long(1)),
+      says(long(2)),
+      toolCall("customers_show", { id: 1 }, { text: "Let me look up customer 1 first." }),
+      says("Third answer."),
+      says("Ada asked three times; the answers were long."),
+      says("Fourth answer."),
+    ];
     const { api, host } = await hostOn(memoryStore(), false, app, replies);
     const w = host.window("w1", { user: ada });
-    for (const q of ["one", "two", "three"]) expect((await w.prompt(q))._tag).toBe("Answered");
+    for (const q of ["one", "two", "three", "four"])
+      expect((await w.prompt(q))._tag).toBe("Answered");
     expect(shown).toEqual([]);
-    const answer = api.requests.map((r) => r.body as Body)[3] as Body;
-    expect(JSON.stringify(answer.messages)).toContain("Ada asked twice");
-    expect(JSON.stringify(answer.messages)).not.toContain("tool_use");
+    const bodies = api.requests.map((r) => r.body as Body);
+    // Turn 3 went on with its history whole; turn 4 asked for the summary again and used it.
+    expect(JSON.stringify((bodies[3] as Body).messages)).toContain("Answer 1:");
+    expect(JSON.stringify((bodies[3] as Body).messages)).not.toContain("Let me look up");
+    expect(JSON.stringify((bodies[4] as Body).messages.at(-1))).toContain(
+      JSON.stringify(SUMMARY_REQUEST),
+    );
+    expect(JSON.stringify((bodies[5] as Body).messages[0])).toContain("Ada asked three times");
+    const compacted = w.panel().items.filter((i) => i.kind === "summarised");
+    expect(compacted).toHaveLength(1);
   });
 
   it("the summary's request reads the earlier turns from the prompt cache, as the turn before wrote them", async () => {

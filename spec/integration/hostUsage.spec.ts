@@ -25,6 +25,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { ownerStream, recordOwnership, usageOfOwner } from "../../src/actors/log/userUsage.ts";
 import { streamOf } from "../../src/actors/log/windowLog.ts";
+import { defaultUserKey as userKeyOf } from "../../src/runtime/commands/userKey.ts";
 import type { EventStore } from "../../src/runtime/log/eventStore.ts";
 import { DEFAULT_PRICES } from "../../src/runtime/usage/prices.ts";
 
@@ -154,9 +155,25 @@ describe("host.usage, through the SDK and the stand-in", () => {
 });
 
 describe("the owner's stream", () => {
+  const stepOf = (seq: number) =>
+    ({
+      _tag: "StepFinished",
+      at: START + seq,
+      turn: 1,
+      step: 1,
+      stopReason: "end_turn",
+      usage: { inputTokens: 1_000, outputTokens: 10 },
+    }) as const;
+
   it("names a conversation once however many hosts race to name it, and a conflict is tried again where the stream is", async () => {
-    const store = memoryStore();
+    const store = sqliteStore(await sqliteAt());
+    cleanup.push(async () => store.close?.());
     const clock = simulatedClock(START);
+    await store.append(
+      streamOf("w1"),
+      [{ _tag: "WindowOwned", at: START, turn: 0, owner: "ada" }, stepOf(1)],
+      0,
+    );
     await Promise.all([
       recordOwnership(store, clock, "ada", "w1"),
       recordOwnership(store, clock, "ada", "w1"),
@@ -167,24 +184,49 @@ describe("the owner's stream", () => {
       "ConversationOwned",
       "ConversationOwned",
     ]);
-    const usage = await usageOfOwner(
-      { store, prices: DEFAULT_PRICES, fallbackModel: "claude-sonnet-5-5" },
-      "ada",
-      0,
-      [],
-    );
-    expect(usage).toEqual({ total: EMPTY_TALLY, conversations: [] });
+    const reading = { store, prices: DEFAULT_PRICES, fallbackModel: "claude-sonnet-5-5" };
+    const usage = await usageOfOwner(reading, "ada", 0, []);
+    expect(usage.conversations.map((c) => c.clientId)).toEqual(["w1"]);
+    expect(usage.total.steps).toBe(1);
+    await expect(usageOfOwner(reading, "ada", Number.NaN, [])).rejects.toThrow(/since/);
   });
 
-  it("a store that fails the owner's entry: the turn is answered all the same, and the failure told to onError", async () => {
-    const inner = memoryStore();
+  it("an entry for a conversation whose log names someone else counts nothing (a window another user's log refused)", async () => {
+    const store = sqliteStore(await sqliteAt());
+    cleanup.push(async () => store.close?.());
+    const clock = simulatedClock(START);
+    await store.append(
+      streamOf("w1"),
+      [{ _tag: "WindowOwned", at: START, turn: 0, owner: "ada" }, stepOf(1)],
+      0,
+    );
+    await recordOwnership(store, clock, "bob", "w1");
+    const reading = { store, prices: DEFAULT_PRICES, fallbackModel: "claude-sonnet-5-5" };
+    expect(await usageOfOwner(reading, "bob", 0, ["w1"])).toEqual({
+      total: EMPTY_TALLY,
+      conversations: [],
+    });
+    // Through a host: Bob opening Ada's window is refused, and his usage has none of hers.
+    const host = createHost(app, { model: fakeModel().says("Hello."), store });
+    cleanup.push(() => host.close());
+    await expect(host.window("w1", { user: bob }).prompt("Hi")).rejects.toThrow();
+    expect((await host.usage({ user: bob })).total.steps).toBe(0);
+    await expect(host.usage({ user: bob, since: new Date(Number.NaN) })).rejects.toThrow(/since/);
+  });
+
+  it("a store that fails the owner's entry: the turn is answered all the same, the failure told to onError, and the entry tried again at the next event", async () => {
+    const inner = sqliteStore(await sqliteAt());
+    cleanup.push(async () => inner.close?.());
+    let failures = 1;
     const store: EventStore = {
       ...inner,
-      durable: true,
-      append: (stream, events, expected, writer) =>
-        stream.startsWith("owner/")
-          ? Promise.reject(new Error("disk full"))
-          : inner.append(stream, events, expected, writer),
+      append: (stream, events, expected, writer) => {
+        if (stream.startsWith("owner/") && failures > 0) {
+          failures--;
+          return Promise.reject(new Error("disk full"));
+        }
+        return inner.append(stream, events, expected, writer);
+      },
     };
     const errors: unknown[] = [];
     const host = createHost(app, {
@@ -197,7 +239,12 @@ describe("the owner's stream", () => {
     expect((await w.prompt("Hi"))._tag).toBe("Answered");
     await w.settled();
     expect(errors.map((e) => (e as Error).message)).toEqual(["disk full"]);
-    // Not named in its owner's stream, it is still counted while it is open here.
-    expect((await host.usage({ user: ada })).total.steps).toBe(1);
+    // Tried again at the turn's next event: named once, and counted.
+    expect((await inner.read(ownerStream(userKeyOf(ada)), 0)).map((e) => e._tag)).toEqual([
+      "ConversationOwned",
+    ]);
+    const usage = await host.usage({ user: ada });
+    expect(usage.conversations.map((c) => c.clientId)).toEqual(["w1"]);
+    expect(usage.total.steps).toBe(1);
   });
 });

@@ -21,17 +21,18 @@ const answer = (used: number, dollars: number | null = 0.1234): UsageResponse =>
   dollars,
 });
 
-const mount = (usage: (() => Promise<UsageResponse>) | undefined) => {
+const mount = (usage: ((cost: boolean) => Promise<UsageResponse>) | undefined) => {
   const fake = fakeClient();
-  let asked = 0;
+  const asks: boolean[] = [];
   const client: AssistantClient = {
     ...fake.client,
     ...(usage === undefined
       ? {}
       : {
-          usage: () => {
-            asked++;
-            return usage();
+          usage: (options) => {
+            const cost = options?.cost !== false;
+            asks.push(cost);
+            return usage(cost);
           },
         }),
   };
@@ -43,7 +44,9 @@ const mount = (usage: (() => Promise<UsageResponse>) | undefined) => {
   const root = panel.shadowRoot!;
   const button = root.querySelector<HTMLButtonElement>("button.usage-button")!;
   const line = root.querySelector<HTMLElement>("p.usage")!;
-  return { fake, button, line, asked: () => asked };
+  /** Whether the line shows: it is a live region always in place, empty when it shows nothing. */
+  const shown = () => (line.textContent ?? "") !== "";
+  return { fake, panel, button, line, shown, asks, asked: () => asks.length };
 };
 
 afterEach(() => {
@@ -71,29 +74,44 @@ describe("the panel's usage line", () => {
 
     const m = mount(async () => answer(400_000));
     expect(m.button.hidden).toBe(false);
-    expect(m.line.hidden).toBe(true);
-    m.button.click();
-    await until(() => !m.line.hidden);
-    expect(m.line.textContent).toContain("Left: 4.6M of 5M tokens");
-    expect(m.button.getAttribute("aria-expanded")).toBe("true");
+    expect(m.shown()).toBe(false);
+    // A live region in place before it speaks, so that what it says is read out.
+    expect(m.line.hidden).toBe(false);
     expect(m.line.getAttribute("role")).toBe("status");
     m.button.click();
-    expect(m.line.hidden).toBe(true);
+    await until(() => m.shown());
+    expect(m.line.textContent).toContain("Left: 4.6M of 5M tokens");
+    expect(m.line.textContent).toContain("Cost so far: $0.1234.");
+    expect(m.asks).toEqual([true]);
+    expect(m.button.getAttribute("aria-expanded")).toBe("true");
+    m.button.click();
+    expect(m.shown()).toBe(false);
     expect(m.button.getAttribute("aria-expanded")).toBe("false");
   });
 
-  it("after a turn, says so unasked once the budget left is a fifth or less, and not before", async () => {
+  it("after a turn, asks the budget alone; says so unasked once a fifth or less is left, with the cost; and goes when a new conversation has room", async () => {
     let used = 1_000_000;
-    const m = mount(async () => answer(used));
+    const m = mount(async (cost) =>
+      cost ? answer(used) : { context: 41_300, budget: { used, max: MAX } },
+    );
     m.fake.emit(...numbered(answeredTurn(1, "hi", ["Hello."])));
     await until(() => m.asked() === 1);
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(m.line.hidden).toBe(true);
+    expect(m.shown()).toBe(false);
+    // The budget alone: the host answers it from memory, where the cost is read from the log.
+    expect(m.asks).toEqual([false]);
     used = Math.ceil(MAX * (1 - LOW_BUDGET_SHARE));
     m.fake.emit(...numbered(answeredTurn(2, "more", ["More."]), 5));
-    await until(() => !m.line.hidden);
+    await until(() => m.shown());
+    expect(m.asks).toEqual([false, false, true]);
     expect(m.line.classList.contains("low")).toBe(true);
     expect(m.line.textContent).toContain("(20%)");
+    expect(m.line.textContent).toContain("Cost so far: $0.1234.");
+    expect(m.button.getAttribute("aria-expanded")).toBe("false");
+    // Started anew: room again, and the warning goes.
+    used = 0;
+    m.panel.shadowRoot?.querySelector<HTMLButtonElement>("button.reset")?.click();
+    await until(() => !m.shown());
   });
 
   it("a usage that could not be read: a sentence when asked, nothing unasked", async () => {
@@ -103,9 +121,9 @@ describe("the panel's usage line", () => {
     m.fake.emit(...numbered(answeredTurn(1, "hi", ["Hello."])));
     await until(() => m.asked() === 1);
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(m.line.hidden).toBe(true);
+    expect(m.shown()).toBe(false);
     m.button.click();
-    await until(() => !m.line.hidden);
+    await until(() => m.shown());
     expect(m.line.textContent).toBe("What this conversation used could not be read just now.");
   });
 });

@@ -198,9 +198,16 @@ export interface AssistantWindow {
   readonly usage: () => UsageState;
   /**
    * What the conversation used and cost, at the app's prices, since it
-   * began (a reset does not unspend): read from its log a page at a time.
+   * began (a reset does not unspend): read from its log a page at a time,
+   * once the log is known to be this window's user's.
    */
   readonly spending: () => Promise<Spending>;
+  /**
+   * Resolves once the log is read and is this window's user's; rejects with
+   * `WindowOwnerMismatch` when it names someone else. What reads the log's
+   * folds for a request (`usage()`) waits for it first.
+   */
+  readonly owned: () => Promise<void>;
   /** The conversation machine's state, e.g. `"idle"` or `{ turn: "requesting" }`. */
   readonly state: () => unknown;
   /** The machine's bookkeeping that the log must agree with. */

@@ -216,7 +216,11 @@ export const conversationSetup = setup({
         },
       };
     }),
-    /** The summary's tokens counted, and, when it says something, the history replaced by it. */
+    /**
+     * The summary's tokens counted, and, when it is one (it says something,
+     * and ended as an answer: not to call a tool or pause), the history
+     * replaced by it; else the history stays as it is, asked again next turn.
+     */
     compactHistory: enqueueActions(
       ({ context, enqueue }, { response }: { readonly response: ModelResponse }) => {
         const { history, kept } = dueOf(context);
@@ -236,7 +240,8 @@ export const conversationSetup = setup({
             ...(response.model === undefined ? {} : { model: response.model }),
           }),
         );
-        if (summary === "" || kept === undefined) return;
+        const ended = response.stopReason === "end_turn" || response.stopReason === "max_tokens";
+        if (summary === "" || kept === undefined || !ended) return;
         const messages = [
           ...compactedHistory(history, summary, kept),
           ...context.messages.slice(context.turnStart),

@@ -73,8 +73,12 @@ async function* pages(store: EventStore, stream: string) {
   }
 }
 
-/** What one of a user's conversations used, by the client id of its window. */
-export interface ConversationUsage extends Spending {
+/**
+ * What one of a user's conversations used, by the client id of its window:
+ * its totals, its last request's context and when its steps finished (its
+ * turns one by one are `window.spending()`'s), a few hundred bytes each.
+ */
+export interface ConversationUsage extends Omit<Spending, "turns"> {
   readonly clientId: string;
 }
 
@@ -119,27 +123,39 @@ const conversationsOf = async (store: EventStore, owner: string): Promise<Set<st
   return ids;
 };
 
-/** What one conversation's log used since `since`. */
-export const spendingOfLog = async (
+/** What one conversation's log used since `since`, and the owner it names (if it names one). */
+const foldLog = async (
   reading: UsageReading,
   clientId: string,
-  since = 0,
-): Promise<Spending> => {
+  since: number,
+): Promise<{ readonly spent: Spending; readonly owner: string | undefined }> => {
   const projection = spendingOf({
     prices: reading.prices,
     fallbackModel: reading.fallbackModel,
     since,
   });
   let spent = NO_SPENDING;
-  for await (const page of pages(reading.store, streamOf(clientId)))
+  let owner: string | undefined;
+  for await (const page of pages(reading.store, streamOf(clientId))) {
     spent = projection.fold(page, spent);
-  return spent;
+    for (const event of page) if (event._tag === "WindowOwned") owner = event.owner;
+  }
+  return { spent, owner };
 };
+
+/** What one conversation's log used since `since` (all time by default). */
+export const spendingOfLog = async (
+  reading: UsageReading,
+  clientId: string,
+  since = 0,
+): Promise<Spending> => (await foldLog(reading, clientId, since)).spent;
 
 /**
  * What `owner` used since `since` (ms since the epoch): the conversations
- * their stream names, and `open` (windows open on this host, which a store
- * that keeps no log after a window closes never names in a stream).
+ * their stream names whose log names them too (an entry a host wrote for a
+ * window another user's log then refused counts nothing), and, on a store
+ * that keeps no log after a window closes (and names no owner in it), `open`:
+ * the windows open on this host that are theirs.
  */
 export const usageOfOwner = async (
   reading: UsageReading,
@@ -147,14 +163,17 @@ export const usageOfOwner = async (
   since: number,
   open: Iterable<string>,
 ): Promise<UserUsage> => {
+  if (Number.isNaN(since)) throw new RangeError("since: not a time (an invalid Date, or NaN)");
+  const durable = reading.store.durable;
   const ids = await conversationsOf(reading.store, owner);
-  for (const clientId of open) ids.add(clientId);
+  if (!durable) for (const clientId of open) ids.add(clientId);
   const conversations: ConversationUsage[] = [];
   let total = EMPTY_TALLY;
   for (const clientId of ids) {
-    const spent = await spendingOfLog(reading, clientId, since);
-    if (spent.total.steps === 0) continue;
-    conversations.push({ clientId, ...spent });
+    const { spent, owner: named } = await foldLog(reading, clientId, since);
+    if (spent.total.steps === 0 || (durable && named !== owner)) continue;
+    const { turns: _turns, ...kept } = spent;
+    conversations.push({ clientId, ...kept });
     total = addTallies(total, spent.total);
   }
   conversations.sort((a, b) => a.lastAt - b.lastAt);

@@ -68,6 +68,8 @@ export class WindowCore implements Supervised {
   closing: Promise<void> | undefined;
   /** Whether the owner's key is in the log (a memory store's log lives no longer than the host's record). */
   #ownerRecorded: boolean;
+  /** Whether the owner's stream is yet to name this conversation (its entry to write, or write again). */
+  #listing = false;
   /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
   #openTools = 0;
   #lease: WindowLease | undefined;
@@ -198,12 +200,10 @@ export class WindowCore implements Supervised {
     if (this.closed()) return Promise.resolve(undefined);
     if (!this.#ownerRecorded) {
       this.#ownerRecorded = true;
-      // Named in the owner's own stream first, so that what they used can be added up (host.usage).
-      recordOwnership(this.deps.store, this.deps.clock, this.owner, this.clientId).catch(
-        (error: unknown) => this.deps.onError(error, { clientId: this.clientId }),
-      );
+      this.#listing = true;
       void this.log.append({ _tag: "WindowOwned", turn: 0, owner: this.owner });
     }
+    if (this.#listing) this.#list();
     this.text.flush();
     if (isTurnEnd(event)) this.text.release();
     if (event._tag === "ToolStarted") this.#openTools++;
@@ -212,6 +212,21 @@ export class WindowCore implements Supervised {
     const { writer } = this;
     if (writer.leased) void stored.then(writer.settle, writer.settle);
     return stored;
+  }
+
+  /**
+   * Names the conversation in its owner's own stream, so that what they used
+   * can be added up (`host.usage`): once, when its log first names its
+   * owner; tried again at the next event when the store refused it.
+   */
+  #list(): void {
+    this.#listing = false;
+    recordOwnership(this.deps.store, this.deps.clock, this.owner, this.clientId).catch(
+      (error: unknown) => {
+        this.#listing = true;
+        this.deps.onError(error, { clientId: this.clientId });
+      },
+    );
   }
 
   /** Once the log is read: another user's window is refused. */

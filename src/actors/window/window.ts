@@ -165,7 +165,13 @@ export class HostWindow implements OpenWindow {
     return this.#core.log.usage();
   }
 
-  spending(): ReturnType<OpenWindow["spending"]> {
+  owned(): Promise<void> {
+    return this.#core.owned();
+  }
+
+  async spending(): ReturnType<OpenWindow["spending"]> {
+    // Another user's log is read only once it is known not to be theirs: never.
+    await this.#core.owned();
     const { deps, clientId } = this.#core;
     return spendingOfLog(usageReading(deps.app, deps.store), clientId);
   }

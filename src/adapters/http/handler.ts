@@ -264,16 +264,24 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
     return noContent();
   });
 
-  // Asked by a panel when its user asks what the conversation used, and after each turn.
+  // Asked by a panel after each turn (`?cost=false`: the budget only, from the window's memory),
+  // and when its user asks what the conversation used and cost (read from the log).
   api.post("/usage", async (c) => {
     const window = windowOf(host, c);
+    await window.owned();
+    const used = window.usage();
+    const budget = {
+      used: used.total,
+      max: host.app.assistant?.maxTokensPerConversation ?? 0,
+    };
+    if (c.req.query("cost") === "false") {
+      const answer: UsageResponse = { context: used.context, budget };
+      return Response.json(answer);
+    }
     const spent = await window.spending();
     const answer: UsageResponse = {
-      context: spent.context,
-      budget: {
-        used: window.usage().total,
-        max: host.app.assistant?.maxTokensPerConversation ?? 0,
-      },
+      context: used.context,
+      budget,
       dollars: spent.total.unpricedSteps > 0 ? null : spent.total.dollars,
     };
     return Response.json(answer);

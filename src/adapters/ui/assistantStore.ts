@@ -102,7 +102,7 @@ export interface AssistantStore {
    * What the conversation used, cost and has left of its budget (`POST
    * /usage`); rejects like `sourceInfo`. Missing when the client has no `usage`.
    */
-  readonly usage?: () => Promise<UsageResponse>;
+  readonly usage?: (options?: { readonly cost?: boolean }) => Promise<UsageResponse>;
   /**
    * Keeps the user's own API key (`sk-ant-…`), or forgets it (`null`):
    * write-only. Rejects with the `AssistantError`, never sets `error`.

@@ -86,10 +86,11 @@ export interface AssistantClient {
   readonly sourceInfo?: () => Promise<SourceResponse>;
   /**
    * `POST /usage`: what the conversation's last request held, its budget
-   * used and left, and what it cost. Optional like `sourceInfo`: the panel
-   * shows no usage without it.
+   * used and left, and what it cost (`cost: false` leaves the cost out, the
+   * host's cheap answer). Optional like `sourceInfo`: the panel shows no
+   * usage without it.
    */
-  readonly usage?: () => Promise<UsageResponse>;
+  readonly usage?: (options?: { readonly cost?: boolean }) => Promise<UsageResponse>;
   /** What is selected of one kind (`[]` clears it). */
   readonly selected: (
     kind: string,
@@ -210,7 +211,8 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
     key: async (key) => void (await post("key", { key })),
     source: async () => (await json<SourceResponse>(await post("source"))).source,
     sourceInfo: async () => json<SourceResponse>(await post("source")),
-    usage: async () => json<UsageResponse>(await post("usage")),
+    usage: async (options) =>
+      json<UsageResponse>(await post(options?.cost === false ? "usage?cost=false" : "usage")),
     selected: async (kind, ids, route) =>
       void (await post("selected", route === undefined ? { kind, ids } : { kind, ids, route })),
     events: (fromSeq, onEvent, onError, onOpen, onStartOver) => {

@@ -189,7 +189,8 @@ export class AssistantPanel extends Base {
     });
     reset.addEventListener("click", () => {
       textarea.focus();
-      void this.#store?.reset();
+      // A new conversation: the usage line reads its budget anew (a warning of the old one goes).
+      void this.#store?.reset().then(() => this.#parts?.usage.turnEnded());
     });
     close.addEventListener("click", () => this.#store?.close());
     launcher.addEventListener("click", () => this.#store?.open());

@@ -92,6 +92,7 @@ textarea {
 header button.settings-button, header button.usage-button { padding: 0.35em 0.6em; line-height: 1; }
 header button.usage-button[aria-expanded="true"] { background: var(--_tint); border-color: var(--_accent); }
 .usage { margin: 0; padding: 0.4em 0.8em; font-size: 0.85em; color: var(--_muted); border-bottom: 1px solid var(--_line); }
+.usage:empty { padding: 0; border: 0; }
 .usage.low { color: inherit; background: var(--_tint); }
 header button.settings-button[aria-expanded="true"] { background: var(--_tint); border-color: var(--_accent); }
 .settings {

@@ -12,16 +12,21 @@ export const LOW_BUDGET_SHARE = 0.2;
 
 /** What the usage line needs of a store. */
 export interface UsageSource {
-  readonly usage: () => Promise<UsageResponse>;
+  readonly usage: (options?: { readonly cost?: boolean }) => Promise<UsageResponse>;
 }
 
 /** The usage line's parts: the header's button, the line, and how the panel drives them. */
 export interface UsageView {
   readonly button: HTMLButtonElement;
+  /** A live region, always in place: empty (and of no height) while nothing is shown. */
   readonly line: HTMLElement;
   /** The store's usage (or none): without one the button stays hidden. */
   readonly use: (source: UsageSource | undefined) => void;
-  /** A turn ended: the line is read again, and shown if the budget runs low. */
+  /**
+   * A turn ended, or the conversation was started anew: the line shown is
+   * read again; a hidden one asks the budget alone, and shows itself if it
+   * runs low; one shown unasked goes once the budget is no longer low.
+   */
   readonly turnEnded: () => void;
 }
 
@@ -49,15 +54,18 @@ const formats = (lang: string | undefined) => ({
  * ```
  */
 export const usageWords = (usage: UsageResponse, lang?: string): string => {
+  // Asked without its cost (`cost: false`), the line says nothing of it.
   const f = formats(lang);
   const left = Math.max(0, usage.budget.max - usage.budget.used);
   const share = usage.budget.max > 0 ? left / usage.budget.max : 0;
   const cost =
-    usage.dollars === null
-      ? "Cost so far: not known (what answered has no price here)."
-      : `Cost so far: ${f.dollars(usage.dollars)}.`;
+    usage.dollars === undefined
+      ? ""
+      : usage.dollars === null
+        ? " Cost so far: not known (what answered has no price here)."
+        : ` Cost so far: ${f.dollars(usage.dollars)}.`;
   const ran = left === 0 ? " Start a new conversation to go on." : "";
-  return `Last request: ${f.tokens.format(usage.context)} tokens. ${cost} Left: ${f.tokens.format(left)} of ${f.tokens.format(usage.budget.max)} tokens (${f.share.format(share)}).${ran}`;
+  return `Last request: ${f.tokens.format(usage.context)} tokens.${cost} Left: ${f.tokens.format(left)} of ${f.tokens.format(usage.budget.max)} tokens (${f.share.format(share)}).${ran}`;
 };
 
 /** Whether `usage` leaves {@link LOW_BUDGET_SHARE} of the budget or less. */
@@ -94,38 +102,58 @@ export const usageView = (doc: Document): UsageView => {
     // A glyph, as Settings' is: the header has no room for another word on a phone.
     h(doc, "span", { "aria-hidden": "true" }, "%"),
   );
-  const line = h(doc, "p", { class: "usage", id: "usage", role: "status", hidden: "" });
+  // Never hidden: a live region that appears with its text already in it may not be read out.
+  const line = h(doc, "p", { class: "usage", id: "usage", role: "status" });
   let source: UsageSource | undefined;
+  /** Why the line shows: the user asked, the budget runs low, or it does not. */
+  let shown: "asked" | "low" | "no" = "no";
   /** Counts reads, so an answer older than the last one asked is dropped. */
   let asked = 0;
   const lang = () => doc.documentElement.lang || undefined;
+  const show = (why: "asked" | "low" | "no", text = "") => {
+    shown = why;
+    line.textContent = why === "no" ? "" : text;
+    line.classList.toggle("low", why === "low");
+    button.setAttribute("aria-expanded", String(why === "asked"));
+  };
 
-  const read = async (show: "asked" | "ifLow") => {
-    if (source === undefined) return;
-    const mine = ++asked;
+  /** Reads the whole answer and shows it (`why`), unless a later read began. */
+  const full = async (why: "asked" | "low", from: UsageSource, mine: number) => {
     try {
-      const usage = await source.usage();
+      const usage = await from.usage();
       if (mine !== asked) return;
-      line.textContent = usageWords(usage, lang());
       const low = budgetLow(usage);
+      show(why === "asked" ? "asked" : low ? "low" : "no", usageWords(usage, lang()));
       line.classList.toggle("low", low);
-      if (show === "asked" || low) line.hidden = false;
-      button.setAttribute("aria-expanded", String(!line.hidden));
     } catch {
-      if (mine !== asked || show !== "asked") return;
-      line.textContent = "What this conversation used could not be read just now.";
-      line.hidden = false;
-      button.setAttribute("aria-expanded", "true");
+      if (mine !== asked || why !== "asked") return;
+      show("asked", "What this conversation used could not be read just now.");
+    }
+  };
+
+  const refresh = async () => {
+    const from = source;
+    if (from === undefined) return;
+    const mine = ++asked;
+    if (shown === "asked") return full("asked", from, mine);
+    try {
+      // Hidden, or shown because it ran low: the budget alone, which the host has in memory.
+      const usage = await from.usage({ cost: false });
+      if (mine !== asked) return;
+      if (!budgetLow(usage)) return show("no");
+      return full("low", from, mine);
+    } catch {
+      // Unasked, a failure shows nothing.
     }
   };
 
   button.addEventListener("click", () => {
-    if (!line.hidden) {
-      line.hidden = true;
-      button.setAttribute("aria-expanded", "false");
-      return;
+    const from = source;
+    if (shown === "asked") {
+      asked++;
+      return show("no");
     }
-    void read("asked");
+    if (from !== undefined) void full("asked", from, ++asked);
   });
 
   return {
@@ -135,9 +163,8 @@ export const usageView = (doc: Document): UsageView => {
       source = next;
       asked++;
       button.hidden = next === undefined;
-      line.hidden = true;
-      button.setAttribute("aria-expanded", "false");
+      show("no");
     },
-    turnEnded: () => void read(line.hidden ? "ifLow" : "asked"),
+    turnEnded: () => void refresh(),
   };
 };

@@ -110,12 +110,14 @@ export type SourceName = "backend" | "userKey" | "environment" | "app" | "none";
  * `POST /usage`'s answer: how much the conversation's last request held,
  * what counts against its budget since it was last started anew and the
  * budget, and what it cost so far in US dollars at the host's prices
- * (`null` when a model it used has no price there).
+ * (`null` when a model it used has no price there). `POST /usage?cost=false`
+ * leaves `dollars` out: the budget alone, which the host has in memory, where
+ * the cost is read from the log.
  */
 export interface UsageResponse {
   readonly context: number;
   readonly budget: { readonly used: number; readonly max: number };
-  readonly dollars: number | null;
+  readonly dollars?: number | null;
 }
 
 /** `POST /source`'s answer. */
@@ -201,7 +203,7 @@ export interface ErrorBody {
  * - `POST /key` → 204: keeps the user's API key ({@link KeyBody}), or forgets it (`{key: null}`);
  *   never read back; a key not shaped like one is a 400 that does not repeat it;
  * - `POST /source` → 200 {@link SourceResponse}: where the user's steps go now, and whether a key can be kept;
- * - `POST /usage` → 200 {@link UsageResponse}: what the conversation used, cost and has left;
+ * - `POST /usage` (`?cost=false`: without the cost) → 200 {@link UsageResponse}: what the conversation used, cost and has left;
  * - `POST /close` → 204: the window is closed if it is open (a page saying goodbye), never opened to be closed;
  * - `GET /events` → SSE, each log event as `id: <seq>.<epoch>` and `data: <json>`, resumable with
  *   `Last-Event-ID`; a point the log does not have gets `event: startOver` first, then the whole log;

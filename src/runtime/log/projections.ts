@@ -110,6 +110,8 @@ export interface UsageState {
   readonly cacheWriteTokens: number;
   /** What counts against the budget: every step's tokens at their cost ({@link tokensOf}). */
   readonly total: number;
+  /** The input of the last step, cached or not: how much the model read last (0 after a reset). */
+  readonly context: number;
 }
 
 /**
@@ -124,7 +126,14 @@ export interface UsageState {
  * ```
  */
 export const usage: Projection<UsageState> = projectionOf<UsageState>(
-  { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, total: 0 },
+  {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    total: 0,
+    context: 0,
+  },
   (draft, event) => {
     if (event._tag === "StepFinished") {
       draft.inputTokens += event.usage.inputTokens;
@@ -132,12 +141,17 @@ export const usage: Projection<UsageState> = projectionOf<UsageState>(
       draft.cacheReadTokens += event.usage.cacheReadTokens ?? 0;
       draft.cacheWriteTokens += event.usage.cacheWriteTokens ?? 0;
       draft.total += tokensOf(event.usage);
+      draft.context =
+        event.usage.inputTokens +
+        (event.usage.cacheReadTokens ?? 0) +
+        (event.usage.cacheWriteTokens ?? 0);
     } else if (event._tag === "Reset") {
       draft.inputTokens = 0;
       draft.outputTokens = 0;
       draft.cacheReadTokens = 0;
       draft.cacheWriteTokens = 0;
       draft.total = 0;
+      draft.context = 0;
     }
   },
 );
