@@ -21,6 +21,7 @@ import {
 } from "../../src/actors/host/host.ts";
 import { FEED_PAGE, FEED_PAGE_BYTES } from "../../src/actors/log/feed.ts";
 import { MAX_BEHIND } from "../../src/actors/log/follow.ts";
+import { USAGE_PAGE } from "../../src/actors/log/userUsage.ts";
 import { MAX_LIVE_QUERIES } from "../../src/actors/support/liveQueries.ts";
 import { MAX_NAME } from "../../src/actors/turn/toolRunner.ts";
 import { MAX_ARGS_TEXT } from "../../src/adapters/mcp/elicitationConfirmer.ts";
@@ -78,11 +79,13 @@ import {
 import { CODE_CALL_DEADLINE_MS, MAX_CODE_CALLS } from "../../src/runtime/prompt/limits.ts";
 import { MAX_EXPLANATION } from "../../src/runtime/prompt/model.ts";
 import { NOTE_BOUNDS } from "../../src/runtime/prompt/windowNote.ts";
+import { SPENDING_TURNS_KEPT } from "../../src/runtime/usage/spending.ts";
 import {
   CHECK_MAX_BURST,
   CHECK_MAX_STEPS,
   CHECK_NUM_RUNS,
 } from "../../src/testing/checkCallPath.ts";
+import { STAND_IN_CONTEXT_WINDOW } from "../../src/testing/standInMessagesApi.ts";
 import { MAX_PATTERN_CHARS } from "../../src/testing/standInToolSearch.ts";
 import { docFiles, readDoc } from "./markdown.ts";
 
@@ -176,6 +179,8 @@ const streaming = at("docs/streaming.md");
 const testing = at("docs/testing.md");
 const tooling = at("docs/tooling.md");
 const ui = at("docs/ui.md");
+const tokens = at("docs/tokens.md");
+const changelog = at("CHANGELOG.md");
 const windowContext = at("docs/window-context.md");
 
 const claims: ReadonlyArray<Claim> = [
@@ -336,6 +341,21 @@ const claims: ReadonlyArray<Claim> = [
     constant: "MAX_PATTERN_CHARS (the stand-in's regex tool search)",
     value: MAX_PATTERN_CHARS,
     quotes: [...assistant("a case-insensitive pattern of at most {N} characters")],
+  },
+  {
+    constant: "USAGE_PAGE (host.usage reads a log a page at a time)",
+    value: USAGE_PAGE,
+    quotes: [...tokens("logs, a page of {N} events at a time")],
+  },
+  {
+    constant: "SPENDING_TURNS_KEPT (the spending fold's last turns)",
+    value: SPENDING_TURNS_KEPT,
+    quotes: [...tokens("way, its last {N} turns one by one too")],
+  },
+  {
+    constant: "STAND_IN_CONTEXT_WINDOW (the stand-in's context window)",
+    value: STAND_IN_CONTEXT_WINDOW,
+    quotes: [...changelog("(`contextWindow`, {N} unless given)")],
   },
   {
     constant: "CONFIRM_TIMEOUT_MS (confirmTimeoutMs)",
