@@ -165,15 +165,20 @@ describe("the owner's stream", () => {
       usage: { inputTokens: 1_000, outputTokens: 10 },
     }) as const;
 
-  it("names a conversation once however many hosts race to name it, and a conflict is tried again where the stream is", async () => {
+  /** A SQLite store where w1's log is Ada's, with one step. */
+  const adasLog = async () => {
     const store = sqliteStore(await sqliteAt());
     cleanup.push(async () => store.close?.());
-    const clock = simulatedClock(START);
     await store.append(
       streamOf("w1"),
       [{ _tag: "WindowOwned", at: START, turn: 0, owner: "ada" }, stepOf(1)],
       0,
     );
+    return { store, clock: simulatedClock(START) };
+  };
+
+  it("names a conversation once however many hosts race to name it, and a conflict is tried again where the stream is", async () => {
+    const { store, clock } = await adasLog();
     await Promise.all([
       recordOwnership(store, clock, "ada", "w1"),
       recordOwnership(store, clock, "ada", "w1"),
@@ -192,14 +197,7 @@ describe("the owner's stream", () => {
   });
 
   it("an entry for a conversation whose log names someone else counts nothing (a window another user's log refused)", async () => {
-    const store = sqliteStore(await sqliteAt());
-    cleanup.push(async () => store.close?.());
-    const clock = simulatedClock(START);
-    await store.append(
-      streamOf("w1"),
-      [{ _tag: "WindowOwned", at: START, turn: 0, owner: "ada" }, stepOf(1)],
-      0,
-    );
+    const { store, clock } = await adasLog();
     await recordOwnership(store, clock, "bob", "w1");
     const reading = { store, prices: DEFAULT_PRICES, fallbackModel: "claude-sonnet-5-5" };
     expect(await usageOfOwner(reading, "bob", 0, ["w1"])).toEqual({
