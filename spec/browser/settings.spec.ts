@@ -126,7 +126,7 @@ describe.skipIf(!haveChromium)(browserSuite("the panel's settings in Chromium"),
     const settings = panel(page).getByRole("button", { name: "Settings" });
     await settings.waitFor();
     const source = panel(page).locator(".settings .source");
-    const status = panel(page).getByRole("status");
+    const status = panel(page).locator(".settings").getByRole("status");
 
     // Tab from the top of the page to the header's "Ask the assistant", which puts the focus in
     // the panel's text box; Shift+Tab goes back from there up to the panel's Settings button.
