@@ -17,6 +17,7 @@ import { systemClock } from "../../runtime/ports/clock.ts";
 import { WindowOwnerMismatch } from "../assistantWindow.ts";
 import type { Reply } from "../cluster/messages.ts";
 import { hostRouting } from "../cluster/routing.ts";
+import { exportOfOwner } from "../log/userExport.ts";
 import { type UserUsage, usageOfOwner, usageReading } from "../log/userUsage.ts";
 import { STREAM_PREFIX } from "../log/windowLog.ts";
 import {
@@ -93,6 +94,14 @@ export interface Host {
     readonly user: User;
     readonly since?: number | Date;
   }) => Promise<UserUsage>;
+  /**
+   * Everything the log keeps of a user's conversations, as one JSON document
+   * written in pieces (pipe it to a file or a response): `{ owner,
+   * exportedAt, conversations: [{ clientId, events }] }`, for a person who
+   * asks for their data. Only conversations whose log names them; on a
+   * memory store, their windows open here.
+   */
+  readonly export: (query: { readonly user: User }) => AsyncIterable<string>;
   /** Closes every window. */
   readonly close: () => Promise<void>;
 }
@@ -329,6 +338,11 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const open = [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
       const from = since === undefined ? 0 : typeof since === "number" ? since : since.getTime();
       return usageOfOwner(reading, owner, from, open);
+    },
+    export: ({ user }) => {
+      const owner = userKey(user);
+      const open = [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
+      return exportOfOwner(store, owner, clock.now(), open);
     },
     close: async () => {
       stopWatching?.();

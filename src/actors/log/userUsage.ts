@@ -65,7 +65,7 @@ export const recordOwnership = async (
 };
 
 /** The events of `stream` in pages of {@link USAGE_PAGE}, up to its last seq when read. */
-async function* pages(store: EventStore, stream: string) {
+export async function* pages(store: EventStore, stream: string) {
   const last = await store.lastSeq(stream);
   for (let from = 0; from < last; from += USAGE_PAGE) {
     const page = await store.read(stream, from, Math.min(from + USAGE_PAGE, last));
@@ -116,7 +116,7 @@ export const usageReading = (app: App, store: EventStore): UsageReading => ({
 });
 
 /** The client ids of `owner`'s conversations in the order they were first written, each once. */
-const conversationsOf = async (store: EventStore, owner: string): Promise<Set<string>> => {
+export const conversationsOf = async (store: EventStore, owner: string): Promise<Set<string>> => {
   const ids = new Set<string>();
   for await (const page of pages(store, ownerStream(owner)))
     for (const event of page) if (event._tag === "ConversationOwned") ids.add(event.clientId);
