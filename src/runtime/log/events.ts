@@ -11,7 +11,14 @@ import { Compacted, ToolResultsCleared } from "./contextEvents.ts";
 import { base, Int } from "./eventBase.ts";
 import { ConversationOwned } from "./ownerEvents.ts";
 import { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting } from "./scriptEvents.ts";
+import { Usage } from "./stepUsage.ts";
 
+export {
+  CACHE_READ_WEIGHT,
+  CACHE_WRITE_1H_WEIGHT,
+  CACHE_WRITE_WEIGHT,
+  tokensOf,
+} from "./stepUsage.ts";
 export {
   Compacted,
   ConversationOwned,
@@ -20,6 +27,7 @@ export {
   ScriptStarted,
   ScriptWriting,
   ToolResultsCleared,
+  Usage,
 };
 
 /**
@@ -38,60 +46,6 @@ const Caller = Schema.Union(
   Schema.Struct({ type: Schema.Literal("direct") }),
   Schema.Struct({ type: Schema.Literal("code"), toolId: Schema.String }),
 );
-
-/**
- * Token counts of one model step, as its `StepFinished` records them; cache
- * reads and writes only when the model's API tells them.
- *
- * @example
- * ```ts
- * import { Schema } from "effect";
- *
- * const used = Schema.decodeUnknownSync(Usage)({ inputTokens: 1200, outputTokens: 85 });
- * ```
- */
-export const Usage = Schema.Struct({
-  inputTokens: Int,
-  outputTokens: Int,
-  cacheReadTokens: Schema.optional(Int),
-  cacheWriteTokens: Schema.optional(Int),
-  /** Of `cacheWriteTokens`, those written with the one-hour TTL (the rest had five minutes). */
-  cacheWrite1hTokens: Schema.optional(Int),
-  /** Calls the API ran itself this step (tool search, code execution, web search): none when absent. */
-  serverToolUses: Schema.optional(Int),
-});
-export type Usage = typeof Usage.Type;
-
-/**
- * The tokens a step used against a conversation's budget, counted at what
- * they cost: input and output whole, a token read from the prompt cache as a
- * tenth (its price), one written to it as 1.25 (2 with the one-hour TTL),
- * rounded up. So a catalog and a history the cache holds count a tenth of
- * their size on every step after the first.
- *
- * @example
- * ```ts
- * tokensOf({ inputTokens: 200, outputTokens: 50, cacheReadTokens: 10_000, cacheWriteTokens: 400 });
- * // 200 + 50 + 1 000 + 500 = 1 750
- * ```
- */
-export const tokensOf = (usage: Usage): number => {
-  const written = usage.cacheWriteTokens ?? 0;
-  const hour = Math.min(written, usage.cacheWrite1hTokens ?? 0);
-  return (
-    usage.inputTokens +
-    usage.outputTokens +
-    Math.ceil((usage.cacheReadTokens ?? 0) * CACHE_READ_WEIGHT) +
-    Math.ceil((written - hour) * CACHE_WRITE_WEIGHT + hour * CACHE_WRITE_1H_WEIGHT)
-  );
-};
-
-/** What a token read from the prompt cache counts against the budget: its price, a tenth of an input token's. */
-export const CACHE_READ_WEIGHT = 0.1;
-/** What a token written to the cache with the five-minute TTL counts: 1.25 input tokens. */
-export const CACHE_WRITE_WEIGHT = 1.25;
-/** What a token written with the one-hour TTL counts: 2 input tokens. */
-export const CACHE_WRITE_1H_WEIGHT = 2;
 
 /**
  * A turn began: the user's `text`, the `route` they were on (or null) and the
