@@ -21,6 +21,7 @@ import {
   toolCall,
 } from "elyra-assistant/testing";
 import type { Usage } from "../src/runtime/log/events.ts";
+import { inputOf } from "../src/runtime/log/stepUsage.ts";
 import { SUMMARY_REQUEST } from "../src/runtime/prompt/compaction.ts";
 import { estimateJsonTokens, estimateTokens } from "../src/runtime/prompt/tokens.ts";
 import { TOOL_SEARCH_TYPE } from "../src/runtime/prompt/toolSearch.ts";
@@ -254,8 +255,7 @@ export const converse = async (
 };
 
 /** A request's whole input: what the stand-in counted uncached, read and written. */
-export const inputOf = (u: Usage): number =>
-  u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+export { inputOf };
 
 /** The share of `requests`' input an ideal cache could read: each one's prefix sent before. */
 export const repeatedShare = (requests: ReadonlyArray<RequestFigures>): number => {

@@ -8,6 +8,7 @@ import { compactedHistory } from "../prompt/compaction.ts";
 import type { Message } from "../prompt/model.ts";
 import { isTurnEnd, tokensOf } from "./events.ts";
 import { type Projection, projectionOf } from "./projection.ts";
+import { inputOf } from "./stepUsage.ts";
 
 export type { Projection } from "./projection.ts";
 
@@ -141,10 +142,7 @@ export const usage: Projection<UsageState> = projectionOf<UsageState>(
       draft.cacheReadTokens += event.usage.cacheReadTokens ?? 0;
       draft.cacheWriteTokens += event.usage.cacheWriteTokens ?? 0;
       draft.total += tokensOf(event.usage);
-      draft.context =
-        event.usage.inputTokens +
-        (event.usage.cacheReadTokens ?? 0) +
-        (event.usage.cacheWriteTokens ?? 0);
+      draft.context = inputOf(event.usage);
     } else if (event._tag === "Reset") {
       draft.inputTokens = 0;
       draft.outputTokens = 0;

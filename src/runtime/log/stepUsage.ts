@@ -42,15 +42,27 @@ export type Usage = typeof Usage.Type;
  * ```
  */
 export const tokensOf = (usage: Usage): number => {
-  const written = usage.cacheWriteTokens ?? 0;
-  const hour = Math.min(written, usage.cacheWrite1hTokens ?? 0);
+  const { fiveMinutes, hour } = cacheWritesOf(usage);
   return (
     usage.inputTokens +
     usage.outputTokens +
     Math.ceil((usage.cacheReadTokens ?? 0) * CACHE_READ_WEIGHT) +
-    Math.ceil((written - hour) * CACHE_WRITE_WEIGHT + hour * CACHE_WRITE_1H_WEIGHT)
+    Math.ceil(fiveMinutes * CACHE_WRITE_WEIGHT + hour * CACHE_WRITE_1H_WEIGHT)
   );
 };
+
+/** A step's cache writes by lifetime: those of the hour (never more than all of them), the rest of five minutes. */
+export const cacheWritesOf = (
+  usage: Usage,
+): { readonly fiveMinutes: number; readonly hour: number } => {
+  const written = usage.cacheWriteTokens ?? 0;
+  const hour = Math.min(written, usage.cacheWrite1hTokens ?? 0);
+  return { fiveMinutes: written - hour, hour };
+};
+
+/** A step's whole input, read from the cache, written to it or neither: how much the model read. */
+export const inputOf = (usage: Usage): number =>
+  usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
 
 /** What a token read from the prompt cache counts against the budget: its price, a tenth of an input token's. */
 export const CACHE_READ_WEIGHT = 0.1;

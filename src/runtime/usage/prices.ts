@@ -5,7 +5,7 @@
  * other prices (a discount, a model not listed) gives its own table.
  */
 import { Schema } from "effect";
-import type { Usage } from "../log/events.ts";
+import { cacheWritesOf, type Usage } from "../log/stepUsage.ts";
 
 const Dollars = Schema.Number.pipe(Schema.finite(), Schema.nonNegative());
 
@@ -135,13 +135,12 @@ export const priceOf = (
  * ```
  */
 export const costOf = (usage: Usage, price: ModelPrice): number => {
-  const written = usage.cacheWriteTokens ?? 0;
-  const hour = Math.min(written, usage.cacheWrite1hTokens ?? 0);
+  const { fiveMinutes, hour } = cacheWritesOf(usage);
   return (
     (usage.inputTokens * price.input +
       usage.outputTokens * price.output +
       (usage.cacheReadTokens ?? 0) * price.cacheRead +
-      (written - hour) * price.cacheWrite5m +
+      fiveMinutes * price.cacheWrite5m +
       hour * price.cacheWrite1h) /
     1_000_000
   );

@@ -5,8 +5,9 @@
  * with a table as it folds, so the same log read with another table gives
  * that table's dollars.
  */
-import type { LogEvent, Usage } from "../log/events.ts";
+import type { LogEvent } from "../log/events.ts";
 import { type Projection, projectionOf } from "../log/projection.ts";
+import { cacheWritesOf, inputOf, type Usage } from "../log/stepUsage.ts";
 import { costOf, DEFAULT_PRICES, type ModelPrice, type PriceTable, priceOf } from "./prices.ts";
 
 /**
@@ -64,13 +65,12 @@ const NANOS = 1e9;
 
 /** What one step's usage at `price` adds to `tally` (changed in place). */
 const addStep = (tally: Mutable<UsageTally>, usage: Usage, price: ModelPrice | undefined): void => {
-  const written = usage.cacheWriteTokens ?? 0;
-  const hour = Math.min(written, usage.cacheWrite1hTokens ?? 0);
+  const { fiveMinutes, hour } = cacheWritesOf(usage);
   tally.steps += 1;
   tally.inputTokens += usage.inputTokens;
   tally.outputTokens += usage.outputTokens;
   tally.cacheReadTokens += usage.cacheReadTokens ?? 0;
-  tally.cacheWrite5mTokens += written - hour;
+  tally.cacheWrite5mTokens += fiveMinutes;
   tally.cacheWrite1hTokens += hour;
   tally.serverToolUses += usage.serverToolUses ?? 0;
   if (price === undefined) tally.unpricedSteps += 1;
@@ -147,10 +147,7 @@ const foldStep = (prices: PriceTable, since: number, fallbackModel: string) => {
       if (turns.length > SPENDING_TURNS_KEPT) turns.shift();
     }
     addStep(last, event.usage, price);
-    draft.context =
-      event.usage.inputTokens +
-      (event.usage.cacheReadTokens ?? 0) +
-      (event.usage.cacheWriteTokens ?? 0);
+    draft.context = inputOf(event.usage);
     if (draft.firstAt === 0) draft.firstAt = event.at;
     draft.lastAt = event.at;
   };
