@@ -163,6 +163,9 @@ export const createHost = (app: App, options: HostOptions): Host => {
         );
   const windows = new Map<string, { owner: string; window: OpenWindow }>();
   const reading = usageReading(app, store);
+  /** The client ids of `owner`'s windows open here. */
+  const openOf = (owner: string) =>
+    [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
   /** Windows closing now, by client id: one opened on the same id reads its log after. */
   const closing = new Map<string, Promise<void>>();
   /** The open windows by the key the supervisor knows each by. */
@@ -209,6 +212,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     bindings,
     app,
     model: options.model,
+    usage: reading,
     ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
     store,
     ...(routing === undefined ? {} : { routing }),
@@ -335,14 +339,12 @@ export const createHost = (app: App, options: HostOptions): Host => {
     openWindows: () => windows.size,
     usage: ({ user, since }) => {
       const owner = userKey(user);
-      const open = [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
       const from = since === undefined ? 0 : typeof since === "number" ? since : since.getTime();
-      return usageOfOwner(reading, owner, from, open);
+      return usageOfOwner(reading, owner, from, openOf(owner));
     },
     export: ({ user }) => {
       const owner = userKey(user);
-      const open = [...windows].filter(([, w]) => w.owner === owner).map(([clientId]) => clientId);
-      return exportOfOwner(store, owner, clock.now(), open);
+      return exportOfOwner(store, owner, clock.now(), openOf(owner));
     },
     close: async () => {
       stopWatching?.();

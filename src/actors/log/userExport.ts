@@ -4,7 +4,7 @@
  * them too, every event as the log keeps it, written a page at a time.
  */
 import type { EventStore } from "../../runtime/log/eventStore.ts";
-import { conversationsOf, pages } from "./userUsage.ts";
+import { conversationsOf, namesOwner, ownerNamed, pages } from "./userUsage.ts";
 import { streamOf } from "./windowLog.ts";
 
 /**
@@ -21,16 +21,14 @@ export async function* exportOfOwner(
   exportedAt: number,
   open: Iterable<string>,
 ): AsyncGenerator<string> {
-  const ids = await conversationsOf(store, owner);
-  if (!store.durable) for (const clientId of open) ids.add(clientId);
+  const ids = await conversationsOf(store, owner, open);
   yield `{"owner":${JSON.stringify(owner)},"exportedAt":${JSON.stringify(new Date(exportedAt).toISOString())},"conversations":[`;
   let first = true;
   for (const clientId of ids) {
     // Read whole before a byte of it is written: a log that names another owner is not theirs.
     let named: string | undefined;
-    for await (const page of pages(store, streamOf(clientId)))
-      for (const event of page) if (event._tag === "WindowOwned") named = event.owner;
-    if (store.durable && named !== owner) continue;
+    for await (const page of pages(store, streamOf(clientId))) named = ownerNamed(page, named);
+    if (!namesOwner(store, named, owner)) continue;
     yield `${first ? "" : ","}{"clientId":${JSON.stringify(clientId)},"events":[`;
     first = false;
     let firstPage = true;

@@ -8,6 +8,7 @@
 import { type App, DEFAULT_MODEL } from "../../runtime/commands/app.ts";
 import type { EventStore } from "../../runtime/log/eventStore.ts";
 import { AppendConflict } from "../../runtime/log/eventStore.ts";
+import type { LogEvent } from "../../runtime/log/events.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import { DEFAULT_PRICES, type PriceTable } from "../../runtime/usage/prices.ts";
 import {
@@ -115,13 +116,36 @@ export const usageReading = (app: App, store: EventStore): UsageReading => ({
   fallbackModel: app.assistant?.model ?? DEFAULT_MODEL,
 });
 
-/** The client ids of `owner`'s conversations in the order they were first written, each once. */
-export const conversationsOf = async (store: EventStore, owner: string): Promise<Set<string>> => {
+/**
+ * The client ids of what may be `owner`'s conversations, each once: those
+ * their stream names, in the order first written, and, on a store that
+ * keeps no log after a window closes (and names no owner in it), `open`,
+ * their windows open on this host. A caller keeps only those whose log
+ * {@link namesOwner}.
+ */
+export const conversationsOf = async (
+  store: EventStore,
+  owner: string,
+  open: Iterable<string>,
+): Promise<Set<string>> => {
   const ids = new Set<string>();
   for await (const page of pages(store, ownerStream(owner)))
     for (const event of page) if (event._tag === "ConversationOwned") ids.add(event.clientId);
+  if (!store.durable) for (const clientId of open) ids.add(clientId);
   return ids;
 };
+
+/** The owner a page of a log names, or `named` (what the pages before it named) when it names none. */
+export const ownerNamed = (page: ReadonlyArray<LogEvent>, named: string | undefined) =>
+  page.findLast((event) => event._tag === "WindowOwned")?.owner ?? named;
+
+/**
+ * Whether a log that names `named` is `owner`'s: on a durable store it must
+ * name them (an entry a host wrote for a window another user's log then
+ * refused is not theirs); a memory store's names no one.
+ */
+export const namesOwner = (store: EventStore, named: string | undefined, owner: string) =>
+  !store.durable || named === owner;
 
 /** What one conversation's log used since `since`, and the owner it names (if it names one). */
 const foldLog = async (
@@ -138,7 +162,7 @@ const foldLog = async (
   let owner: string | undefined;
   for await (const page of pages(reading.store, streamOf(clientId))) {
     spent = projection.fold(page, spent);
-    for (const event of page) if (event._tag === "WindowOwned") owner = event.owner;
+    owner = ownerNamed(page, owner);
   }
   return { spent, owner };
 };
@@ -164,14 +188,12 @@ export const usageOfOwner = async (
   open: Iterable<string>,
 ): Promise<UserUsage> => {
   if (Number.isNaN(since)) throw new RangeError("since: not a time (an invalid Date, or NaN)");
-  const durable = reading.store.durable;
-  const ids = await conversationsOf(reading.store, owner);
-  if (!durable) for (const clientId of open) ids.add(clientId);
+  const ids = await conversationsOf(reading.store, owner, open);
   const conversations: ConversationUsage[] = [];
   let total = EMPTY_TALLY;
   for (const clientId of ids) {
     const { spent, owner: named } = await foldLog(reading, clientId, since);
-    if (spent.total.steps === 0 || (durable && named !== owner)) continue;
+    if (spent.total.steps === 0 || !namesOwner(reading.store, named, owner)) continue;
     const { turns: _turns, ...kept } = spent;
     conversations.push({ clientId, ...kept });
     total = addTallies(total, spent.total);

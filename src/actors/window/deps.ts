@@ -15,6 +15,7 @@ import type { Model } from "../../runtime/prompt/model.ts";
 import type { AssistantWindow } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import type { Routing } from "../cluster/routing.ts";
+import type { UsageReading } from "../log/userUsage.ts";
 import type { InspectObserver } from "../support/inspection.ts";
 import type { StreamCounts } from "../support/limits.ts";
 import type { LiveRegistry } from "../support/liveQueries.ts";
@@ -35,6 +36,8 @@ export interface WindowDeps {
   /** The model for the window's user, when the host chooses per user. */
   readonly modelFor?: (user: User) => Model;
   readonly store: EventStore;
+  /** How what a conversation used is read from `store`, at the app's prices: made once by the host. */
+  readonly usage: UsageReading;
   /** On a store several hosts share (it has leases): how this host reaches the others. */
   readonly routing?: Routing;
   readonly clock: Clock;

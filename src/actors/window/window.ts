@@ -13,7 +13,7 @@ import type { LogEvent } from "../../runtime/log/events.ts";
 import { promptRefused } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import { WriterOps } from "../cluster/ops.ts";
-import { spendingOfLog, usageReading } from "../log/userUsage.ts";
+import { spendingOfLog } from "../log/userUsage.ts";
 import { LiveQueryRefused, type LiveResult } from "../support/liveQueries.ts";
 import { WindowCore } from "./core.ts";
 import type { OpenWindow, WindowDeps } from "./deps.ts";
@@ -173,7 +173,7 @@ export class HostWindow implements OpenWindow {
     // Another user's log is read only once it is known not to be theirs: never.
     await this.#core.owned();
     const { deps, clientId } = this.#core;
-    return spendingOfLog(usageReading(deps.app, deps.store), clientId);
+    return spendingOfLog(deps.usage, clientId);
   }
 
   state(): unknown {

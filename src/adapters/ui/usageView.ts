@@ -110,10 +110,11 @@ export const usageView = (doc: Document): UsageView => {
   /** Counts reads, so an answer older than the last one asked is dropped. */
   let asked = 0;
   const lang = () => doc.documentElement.lang || undefined;
-  const show = (why: "asked" | "low" | "no", text = "") => {
+  /** Shows `text` (why: the user asked, or the budget runs low), marked as low when `low`; or nothing. */
+  const show = (why: "asked" | "low" | "no", text = "", low = why === "low") => {
     shown = why;
     line.textContent = why === "no" ? "" : text;
-    line.classList.toggle("low", why === "low");
+    line.classList.toggle("low", why !== "no" && low);
     button.setAttribute("aria-expanded", String(why === "asked"));
   };
 
@@ -123,8 +124,7 @@ export const usageView = (doc: Document): UsageView => {
       const usage = await from.usage();
       if (mine !== asked) return;
       const low = budgetLow(usage);
-      show(why === "asked" ? "asked" : low ? "low" : "no", usageWords(usage, lang()));
-      line.classList.toggle("low", low);
+      show(why === "asked" ? "asked" : low ? "low" : "no", usageWords(usage, lang()), low);
     } catch {
       if (mine !== asked || why !== "asked") return;
       show("asked", "What this conversation used could not be read just now.");
