@@ -122,7 +122,7 @@ const planned = (plan: StoreFaultPlan, op: StoreOp): StoreFault | undefined => {
 
 /**
  * `inner`, failing as `plan` says, until `heal()` is called. An operation the
- * plan leaves alone is the inner store's own; `durable`, `drop` and `close`
+ * plan leaves alone is the inner store's own; `durable`, `drop`, `erase`, `threads` and `close`
  * are always the inner store's.
  *
  * @example
@@ -195,6 +195,8 @@ export const faultyStore = (
       ),
     lastSeq: (stream) => run({ kind: "lastSeq", stream }, () => inner.lastSeq(stream)),
     drop: (stream) => inner.drop(stream),
+    ...(inner.erase === undefined ? {} : { erase: inner.erase.bind(inner) }),
+    ...(inner.threads === undefined ? {} : { threads: inner.threads }),
     ...(inner.close === undefined ? {} : { close: inner.close.bind(inner) }),
     heal: () => {
       healed = true;

@@ -3,6 +3,7 @@
  * optimistic concurrency, as in KurrentDB's expected revision.
  */
 import { Data } from "effect";
+import type { ThreadIndex } from "../threads/threadIndex.ts";
 import type { LogEvent, NewEvent } from "./events.ts";
 import type { Writer, WriterLeases } from "./writerLeases.ts";
 
@@ -95,6 +96,27 @@ export interface EventStore {
   ) => Promise<{ readonly events: ReadonlyArray<LogEvent>; readonly lastSeq: number }>;
   /** Forgets a stream (a memory store does, when its window closes). */
   readonly drop: (stream: string) => Promise<void>;
+  /**
+   * Optional: erases a stream for good. Every event of it is deleted and its
+   * only event is then an `Erased` tombstone (`at`, turn 0) one seq past its
+   * last, in one step, so an append at the seq a writer knew is refused with
+   * `AppendConflict`, and a reader reads the tombstone. Where the store can
+   * say so, the erased events' bytes are gone from its files too (SQLite's
+   * `secure_delete`, its WAL emptied). A stream with no event, or already
+   * erased, is left as it is.
+   *
+   * @example
+   * ```ts
+   * await store.erase?.("conversation/t-1", Date.now());
+   * await store.read("conversation/t-1"); // [{ _tag: "Erased", seq: 14, at: …, turn: 0 }]
+   * ```
+   */
+  readonly erase?: (stream: string, at: number) => Promise<void>;
+  /**
+   * Optional: the store's own index of each user's threads, kept beside the
+   * logs (the host keeps one in memory for a store without it).
+   */
+  readonly threads?: ThreadIndex;
   /** Whether closing a window keeps its log (true for durable stores). */
   readonly durable: boolean;
   readonly close?: () => Promise<void>;

@@ -12,6 +12,7 @@ import { base, Int } from "./eventBase.ts";
 import { ConversationOwned } from "./ownerEvents.ts";
 import { ScriptCodeDelta, ScriptFinished, ScriptStarted, ScriptWriting } from "./scriptEvents.ts";
 import { Usage } from "./stepUsage.ts";
+import { Erased, ThreadArchived, ThreadRenamed } from "./threadEvents.ts";
 
 export {
   CACHE_READ_WEIGHT,
@@ -22,10 +23,13 @@ export {
 export {
   Compacted,
   ConversationOwned,
+  Erased,
   ScriptCodeDelta,
   ScriptFinished,
   ScriptStarted,
   ScriptWriting,
+  ThreadArchived,
+  ThreadRenamed,
   ToolResultsCleared,
   Usage,
 };
@@ -333,6 +337,9 @@ export const LogEvent = Schema.Union(
   Compacted,
   ToolResultsCleared,
   ConversationOwned,
+  ThreadRenamed,
+  ThreadArchived,
+  Erased,
 );
 export type LogEvent = typeof LogEvent.Type;
 

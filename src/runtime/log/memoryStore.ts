@@ -4,6 +4,7 @@
  */
 
 import { type Clock, systemClock } from "../ports/clock.ts";
+import { memoryThreads } from "../threads/memoryThreads.ts";
 import { AppendConflict, type EventStore, type StoreChange } from "./eventStore.ts";
 import type { LogEvent, NewEvent } from "./events.ts";
 import { type MemoryLeases, memoryLeases } from "./memoryLeases.ts";
@@ -47,13 +48,17 @@ export function memoryStore(): EventStore;
 export function memoryStore(options: { readonly shared: SharedMemory }): SharedMemoryStore;
 export function memoryStore(options: { readonly shared?: SharedMemory } = {}): EventStore {
   const shared = options.shared;
-  // A stream's event with seq n sits at index n - 1.
-  const streams = new Map<string, LogEvent[]>();
-  const lastSeq = (stream: string) => streams.get(stream)?.length ?? 0;
+  // A stream's event with seq n sits at index n - 1 - base: an erased stream starts past its old events.
+  const streams = new Map<string, { base: number; readonly events: LogEvent[] }>();
+  const lastSeq = (stream: string) => {
+    const held = streams.get(stream);
+    return held === undefined ? 0 : held.base + held.events.length;
+  };
   const leases: MemoryLeases | undefined =
     shared === undefined
       ? undefined
       : memoryLeases(shared.clock ?? systemClock, { ...shared, lastSeq });
+  const threads = memoryThreads();
   // Entries, not functions: one function subscribed twice is two subscriptions.
   const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
   const tell = (change: StoreChange) => {
@@ -68,28 +73,40 @@ export function memoryStore(options: { readonly shared?: SharedMemory } = {}): E
   return {
     durable: shared !== undefined,
     ...(leases === undefined ? {} : { leases }),
+    threads,
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
       if (writer !== undefined) leases?.check(stream, writer);
       const actualSeq = lastSeq(stream);
       if (expectedSeq !== actualSeq) throw new AppendConflict({ stream, expectedSeq, actualSeq });
       const added = events.map((event, i) => ({ ...event, seq: expectedSeq + i + 1 }) as LogEvent);
-      const log = streams.get(stream);
-      if (log === undefined) {
+      const held = streams.get(stream);
+      if (held === undefined) {
         // A copy: `added` goes back to the caller, and the log grows.
-        if (added.length > 0) streams.set(stream, [...added]);
+        if (added.length > 0) streams.set(stream, { base: 0, events: [...added] });
       } else {
-        for (const event of added) log.push(event);
+        for (const event of added) held.events.push(event);
       }
       if (added.length > 0) tell({ _tag: "Appended", stream, seq: expectedSeq + added.length });
       return added;
     },
-    read: async (stream, fromSeq = 0, toSeq = Number.POSITIVE_INFINITY) =>
-      streams
-        .get(stream)
-        ?.slice(Math.max(0, Math.floor(fromSeq)), Math.max(0, Math.floor(toSeq))) ?? [],
+    read: async (stream, fromSeq = 0, toSeq = Number.POSITIVE_INFINITY) => {
+      const held = streams.get(stream);
+      if (held === undefined) return [];
+      const from = Math.max(0, Math.floor(fromSeq) - held.base);
+      return held.events.slice(from, Math.max(from, Math.floor(toSeq) - held.base));
+    },
     lastSeq: async (stream) => lastSeq(stream),
     drop: async (stream) => {
       streams.delete(stream);
+    },
+    erase: async (stream, at) => {
+      const held = streams.get(stream);
+      if (held === undefined || (held.events.length === 1 && held.events[0]?._tag === "Erased"))
+        return;
+      const seq = lastSeq(stream) + 1;
+      // A new array: the old one, and every event in it, is left to the collector.
+      streams.set(stream, { base: seq - 1, events: [{ _tag: "Erased", seq, at, turn: 0 }] });
+      tell({ _tag: "Appended", stream, seq });
     },
     changes: (listener) => {
       const entry = { listener };
