@@ -52,8 +52,8 @@ export const memoryThreads = (): MemoryThreads => {
   const threads = new Map<string, Held>();
   const byOwner = new Map<string, Set<string>>();
   const ownerOf = (owner: string) => {
-    let ids = byOwner.get(owner);
-    if (ids === undefined) byOwner.set(owner, (ids = new Set()));
+    const ids = byOwner.get(owner) ?? new Set<string>();
+    byOwner.set(owner, ids);
     return ids;
   };
   const theirs = (owner: string): Held[] =>
