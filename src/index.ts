@@ -11,7 +11,14 @@
  * @packageDocumentation
  */
 
-export type { ConversationUsage, Host, HostOptions, UserUsage } from "./actors/host/host.ts";
+export type {
+  ConversationUsage,
+  Erasure,
+  Host,
+  HostOptions,
+  HostThreads,
+  UserUsage,
+} from "./actors/host/host.ts";
 export {
   createHost,
   HostConfigError,
@@ -21,6 +28,7 @@ export {
   MAX_STREAMS_PER_WINDOW,
   MAX_WINDOWS,
   StreamsRefused,
+  ThreadNotFound,
   WindowOwnerMismatch,
 } from "./actors/host/host.ts";
 export type { InspectionEvent, InspectObserver } from "./actors/support/inspection.ts";
@@ -108,5 +116,6 @@ export type {
   ToolUseBlock,
 } from "./runtime/prompt/model.ts";
 export { ModelError } from "./runtime/prompt/model.ts";
+export type { ThreadEntry, ThreadHit, ThreadPage } from "./runtime/threads/threadIndex.ts";
 
 export { VERSION } from "./runtime/version.ts";

@@ -36,6 +36,7 @@ export {
   ConfirmAnswered,
   ConfirmRequested,
   ConversationOwned,
+  Erased,
   Failed,
   LogEvent,
   PROTOCOL_VERSION,
@@ -49,6 +50,8 @@ export {
   StepStarted,
   Stopped,
   TextDelta,
+  ThreadArchived,
+  ThreadRenamed,
   ToolFinished,
   ToolResultsCleared,
   ToolStarted,
@@ -68,6 +71,7 @@ export type {
   UsageState,
 } from "./runtime/log/projections.ts";
 export { history, selections, status, usage } from "./runtime/log/projections.ts";
+export { MAX_TITLE_CHARS } from "./runtime/log/threadEvents.ts";
 export type {
   LeaseTaking,
   Membership,
@@ -75,6 +79,25 @@ export type {
   WriterLeases,
 } from "./runtime/log/writerLeases.ts";
 export { LeaseLost } from "./runtime/log/writerLeases.ts";
+export type { MemoryThreads } from "./runtime/threads/memoryThreads.ts";
+export { memoryThreads } from "./runtime/threads/memoryThreads.ts";
+export type { ThreadChange, ThreadSummary, TurnText } from "./runtime/threads/summary.ts";
+export { entryOf, threadSummary, titleOf, turnTextsOf } from "./runtime/threads/summary.ts";
+export type {
+  ThreadIndex,
+  ThreadListQuery,
+  ThreadSearchQuery,
+} from "./runtime/threads/threadIndex.ts";
+export {
+  LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  MAX_TERMS,
+  SEARCH_LIMIT,
+  ThreadQueryInvalid,
+} from "./runtime/threads/threadIndex.ts";
+export { searchTerms, snippetOf, wordsOf } from "./runtime/threads/words.ts";
 export {
   costOf,
   DEFAULT_PRICES,

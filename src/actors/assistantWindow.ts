@@ -10,6 +10,7 @@ import type { LogEvent, TurnEnd } from "../runtime/log/events.ts";
 import type { PanelState } from "../runtime/log/panelItems.ts";
 import type { HistoryState, UsageState } from "../runtime/log/projections.ts";
 import type { LiveResult } from "../runtime/prompt/liveResult.ts";
+import type { ThreadSummary } from "../runtime/threads/summary.ts";
 import type { Spending } from "../runtime/usage/spending.ts";
 
 /** What a prompt carries: the text and the route the user is on. */
@@ -60,6 +61,28 @@ export class WindowOwnerMismatch extends Data.TaggedError("WindowOwnerMismatch")
 }> {
   override get message(): string {
     return `window ${JSON.stringify(this.clientId)} belongs to another user`;
+  }
+}
+
+/**
+ * No thread of this user has that id: it never was, it is another user's,
+ * or it was erased. One answer for all three, so that no one learns which.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await host.threads.rename({ user, id, title });
+ * } catch (error) {
+ *   if (error instanceof ThreadNotFound) reply(404, "no such conversation");
+ *   else throw error;
+ * }
+ * ```
+ */
+export class ThreadNotFound extends Data.TaggedError("ThreadNotFound")<{
+  readonly id: string;
+}> {
+  override get message(): string {
+    return `no thread ${JSON.stringify(this.id)} of this user's`;
   }
 }
 
@@ -178,6 +201,16 @@ export interface AssistantWindow {
   readonly stop: () => void;
   /** Stops any turn and forgets the conversation (its log keeps a `Reset`); told late, as stop. */
   readonly reset: () => Promise<void>;
+  /**
+   * Names the window's thread (on one line, at most 200 characters; empty:
+   * titled by its first prompt again), logged as `ThreadRenamed` by the
+   * window's writer; resolves once stored.
+   */
+  readonly rename: (title: string) => Promise<void>;
+  /** Archives the thread (`true`, the default) or brings it back (`false`), logged as `ThreadArchived`. */
+  readonly archive: (archived?: boolean) => Promise<void>;
+  /** What the thread's list shows of it, as this host's log has it: title, times, preview, turns. */
+  readonly thread: () => ThreadSummary;
   /** The window's log events from `fromSeq` on, then each new one. */
   readonly events$: (fromSeq?: number) => Observable<LogEvent>;
   /**

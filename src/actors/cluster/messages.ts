@@ -41,6 +41,13 @@ export const SelectAsked = Schema.TaggedStruct("Select", {
   route: Schema.optional(Schema.NullOr(Schema.String)),
 });
 
+/** A thread renamed (`title`) or archived (`archived`): one of the two. */
+export const MarkAsked = Schema.TaggedStruct("Mark", {
+  ...Asked,
+  title: Schema.optional(Schema.String),
+  archived: Schema.optional(Schema.Boolean),
+});
+
 /** What the holder answers, as JSON: per request, see {@link Reply}. */
 export const Replied = Schema.TaggedStruct("Reply", {
   id: Schema.Number,
@@ -53,6 +60,7 @@ export const HostMessage = Schema.Union(
   StopAsked,
   ResetAsked,
   SelectAsked,
+  MarkAsked,
   Replied,
 );
 export type HostMessage = typeof HostMessage.Type;
@@ -63,7 +71,7 @@ export type Request = Exclude<HostMessage, { readonly _tag: "Reply" }>;
  * or it closed the window): the asker tries again. `Refused`: the request was
  * refused there, as it would have been here (`reason` and `message` of the
  * error). `Started`: a prompt's turn started (its end is read from the log).
- * `Done`: a reset or a selection was stored. A confirmation's reply is its
+ * `Done`: a reset, a selection or a mark was stored. A confirmation's reply is its
  * {@link AnswerResult}.
  */
 export type Reply =

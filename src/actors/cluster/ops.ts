@@ -6,6 +6,7 @@
  */
 import { routeOf, selectionProblem } from "../../runtime/log/selection.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
+import type { ThreadChange } from "../../runtime/threads/summary.ts";
 import { type AssistantWindow, promptRefused, SelectionRefused } from "../assistantWindow.ts";
 import { againIfNotStarted } from "../log/turnWaiters.ts";
 import type { WindowLog } from "../log/windowLog.ts";
@@ -147,6 +148,21 @@ export class WriterOps {
         if (reaches(w.currentTurn(), asked)) await local.reset();
       },
       (holder) => remote.reset(holder, asked),
+      () => {
+        throw unanswered();
+      },
+    );
+  }
+
+  /** Logs a change of the thread's name or archive, by the window's writer. */
+  async mark(change: ThreadChange): Promise<void> {
+    const { w, local } = this;
+    const remote = this.#remote;
+    await w.serving();
+    if (remote === undefined) return local.mark(change);
+    return w.writer.run(
+      () => local.mark(change),
+      (holder) => remote.mark(holder, change),
       () => {
         throw unanswered();
       },

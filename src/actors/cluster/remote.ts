@@ -9,6 +9,7 @@ import type { AnswerResult, ConfirmEcho } from "../../runtime/calls/answerResult
 import { ANSWER_TAGS } from "../../runtime/calls/answerResult.ts";
 import { isTurnEnd, type LogEvent, type TurnEnd } from "../../runtime/log/events.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
+import type { ThreadChange } from "../../runtime/threads/summary.ts";
 import {
   type PromptInput,
   PromptRefused,
@@ -39,6 +40,8 @@ export interface LocalOps {
     ids: ReadonlyArray<string | number>,
     options: { readonly route?: string | null },
   ) => Promise<void>;
+  /** Logs a change of the thread's name or archive. */
+  readonly mark: (change: ThreadChange) => Promise<void>;
 }
 
 /** The error a `Refused` reply carries, made again here. */
@@ -183,6 +186,8 @@ export const windowRemote = (deps: {
       route: { readonly route?: string | null },
     ): Promise<undefined | typeof TRY_AGAIN> =>
       done(await ask(holder, { _tag: "Select", clientId, owner, kind, ids: [...ids], ...route })),
+    mark: async (holder: string, change: ThreadChange): Promise<undefined | typeof TRY_AGAIN> =>
+      done(await ask(holder, { _tag: "Mark", clientId, owner, ...change })),
   };
 };
 
@@ -261,6 +266,17 @@ export const answerAsHolder = async (
               request.kind,
               request.ids,
               request.route === undefined ? {} : { route: request.route },
+            );
+            return { _tag: "Done" };
+          }),
+        );
+      case "Mark":
+        return await held(
+          window.asHolder(async (): Promise<Reply> => {
+            await local.mark(
+              request.title === undefined
+                ? { archived: request.archived ?? true }
+                : { title: request.title },
             );
             return { _tag: "Done" };
           }),

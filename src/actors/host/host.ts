@@ -5,7 +5,6 @@
 
 import { randomUUID } from "node:crypto";
 import { type Actor, createActor } from "xstate";
-import type { CallPath } from "../../runtime/calls/callPath.ts";
 import { createCallPath } from "../../runtime/calls/callPath.ts";
 import { CONFIRM_TIMEOUT_MS } from "../../runtime/calls/confirmer.ts";
 import type { App } from "../../runtime/commands/app.ts";
@@ -14,11 +13,12 @@ import { defaultUserKey } from "../../runtime/commands/userKey.ts";
 import { InvariantBroken } from "../../runtime/errors.ts";
 import { memoryStore } from "../../runtime/log/memoryStore.ts";
 import { systemClock } from "../../runtime/ports/clock.ts";
+import { memoryThreads } from "../../runtime/threads/memoryThreads.ts";
 import { WindowOwnerMismatch } from "../assistantWindow.ts";
 import type { Reply } from "../cluster/messages.ts";
 import { hostRouting } from "../cluster/routing.ts";
 import { exportOfOwner } from "../log/userExport.ts";
-import { type UserUsage, usageOfOwner, usageReading } from "../log/userUsage.ts";
+import { usageOfOwner, usageReading } from "../log/userUsage.ts";
 import { STREAM_PREFIX } from "../log/windowLog.ts";
 import {
   HostFull,
@@ -26,10 +26,12 @@ import {
   MAX_STREAMS_PER_WINDOW,
   streamCounts,
 } from "../support/limits.ts";
-import { type LiveRegistry, liveQueries } from "../support/liveQueries.ts";
+import { liveQueries } from "../support/liveQueries.ts";
+import { hostThreads } from "../threads/hostThreads.ts";
 import { type Bindings, hostSupervisor } from "../turn/machines.ts";
 import type { OpenWindow, WindowDeps } from "../window/deps.ts";
-import { type AssistantWindow, openWindow } from "../window/window.ts";
+import { openWindow } from "../window/window.ts";
+import type { Host } from "./hostApi.ts";
 import {
   type HostOptions,
   IDLE_WINDOW_MS,
@@ -43,7 +45,7 @@ import {
 } from "./options.ts";
 
 export { defaultUserKey } from "../../runtime/commands/userKey.ts";
-export { WindowOwnerMismatch } from "../assistantWindow.ts";
+export { ThreadNotFound, WindowOwnerMismatch } from "../assistantWindow.ts";
 export type { ConversationUsage, UserUsage } from "../log/userUsage.ts";
 export {
   HostFull,
@@ -51,6 +53,8 @@ export {
   MAX_STREAMS_PER_WINDOW,
   StreamsRefused,
 } from "../support/limits.ts";
+export type { Erasure, HostThreads } from "../threads/hostThreads.ts";
+export type { Host } from "./hostApi.ts";
 export type { HostOptions } from "./options.ts";
 export {
   HostConfigError,
@@ -60,51 +64,6 @@ export {
   MAX_WINDOWS,
   RESTART_WINDOW_MS,
 } from "./options.ts";
-
-/**
- * A running host, as `createHost` returns it: the windows it keeps open (one
- * conversation each, owned by one user), the call path they all share, and
- * the live queries of their screens. `close` it when the process stops.
- */
-export interface Host {
-  /** The app the host runs. */
-  readonly app: App;
-  /** The conversation of one window, spawned on first use; a window belongs to one user. */
-  readonly window: (clientId: string, options: { readonly user: User }) => AssistantWindow;
-  /**
-   * Closes one window if it is open (a page saying goodbye): its streams end
-   * and its memory is freed; a durable log stays. Another user's window is
-   * refused with `WindowOwnerMismatch`.
-   */
-  readonly closeWindow: (clientId: string, options: { readonly user: User }) => Promise<void>;
-  /** How many windows are open in memory now. */
-  readonly openWindows: () => number;
-  /** The one call path every window (and MCP) goes through. */
-  readonly path: CallPath;
-  /** Live queries of every window; writes through the call path re-run the ones they change. */
-  readonly live: LiveRegistry;
-  /**
-   * What a user's conversations used and cost since `since` (a time, or ms
-   * since the epoch; all time by default), at the app's prices: all of
-   * them, and conversation by conversation. Read from the store: on a
-   * durable one, every conversation the user ever had on any host; on a
-   * memory store, the windows open here.
-   */
-  readonly usage: (query: {
-    readonly user: User;
-    readonly since?: number | Date;
-  }) => Promise<UserUsage>;
-  /**
-   * Everything the log keeps of a user's conversations, as one JSON document
-   * written in pieces (pipe it to a file or a response): `{ owner,
-   * exportedAt, conversations: [{ clientId, events }] }`, for a person who
-   * asks for their data. Only conversations whose log names them; on a
-   * memory store, their windows open here.
-   */
-  readonly export: (query: { readonly user: User }) => AsyncIterable<string>;
-  /** Closes every window. */
-  readonly close: () => Promise<void>;
-}
 
 const defaultUserName = (user: User): string | undefined => {
   const name = (user as { name?: unknown } | null)?.name;
@@ -138,6 +97,8 @@ export const createHost = (app: App, options: HostOptions): Host => {
     positive("maxStreamsPerUser", options.maxStreamsPerUser, MAX_STREAMS_PER_USER),
   );
   const store = options.store ?? memoryStore();
+  // A store without an index of its own: the host keeps one in memory, of what it wrote.
+  const index = store.threads ?? memoryThreads();
   const userKey = options.userKey ?? defaultUserKey;
   const path = createCallPath(app, {
     clock,
@@ -215,6 +176,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     usage: reading,
     ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
     store,
+    threads: index,
     ...(routing === undefined ? {} : { routing }),
     clock,
     path,
@@ -229,7 +191,11 @@ export const createHost = (app: App, options: HostOptions): Host => {
     maxStreamsPerWindow,
     userStreams,
     onClose: (clientId, window, done) => {
-      if (windows.get(clientId)?.window === window) windows.delete(clientId);
+      const known = windows.get(clientId);
+      if (known?.window === window) windows.delete(clientId);
+      // A store that keeps no log after its window closes lists it no more.
+      if (!store.durable && known !== undefined)
+        void done.then(() => index.remove(known.owner, clientId)).catch(() => undefined);
       keyed.delete(window.key);
       const after = done.then(() => {
         if (closing.get(clientId) === after) closing.delete(clientId);
@@ -295,10 +261,26 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.get(change.stream.slice(STREAM_PREFIX.length))?.window.catchUp(change.seq);
     });
   };
+  const threads = hostThreads({
+    store,
+    index,
+    clock,
+    userKey,
+    window: (id, user) => host.window(id, { user }) as OpenWindow,
+    openOf,
+    closeOpen: async (id) => {
+      const known = windows.get(id);
+      if (known === undefined) return;
+      if (known.window.running()) known.window.stop();
+      await known.window.close();
+    },
+  });
   const host: Host = {
     app,
     path,
     live,
+    threads,
+    erase: threads.erase,
     window: (clientId, { user }) => {
       const owner = userKey(user);
       const known = windows.get(clientId);

@@ -21,6 +21,7 @@ import {
 import { epochOf } from "../../runtime/log/resumePoint.ts";
 import { LeaseLost, type Writer } from "../../runtime/log/writerLeases.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
+import { type ThreadSummary, threadSummary } from "../../runtime/threads/summary.ts";
 import type { EventFeed } from "../assistantWindow.ts";
 import { LazyView, ViewQueue } from "../support/lazyView.ts";
 import { APPEND_BATCH, type Batch, eventAt } from "./appendBatch.ts";
@@ -52,8 +53,9 @@ export interface WindowLog {
   /**
    * Reads what other processes appended after the last seq this log has (up
    * to `toSeq` when given), and keeps and publishes it as if appended here.
-   * When what was read names another owner than `owner` (`WindowOwned`),
-   * nothing of it is kept or published, and it resolves `"foreign"`.
+   * When what was read names another owner than `owner` (`WindowOwned`), or
+   * is an erased log's tombstone, nothing of it is kept or published, and it
+   * resolves `"foreign"`.
    */
   readonly catchUp: (
     toSeq: number | undefined,
@@ -81,6 +83,8 @@ export interface WindowLog {
   /** Completes every stream of the log, and each one subscribed after: the window closed. */
   readonly close: () => void;
   readonly panel: () => PanelState;
+  /** What the thread's list shows of it: title, times, preview, turns, archived or erased. */
+  readonly thread: () => ThreadSummary;
   /** What is selected, kind by kind, with the route each was selected on. */
   readonly selections: () => SelectionsState;
 }
@@ -133,6 +137,7 @@ class LogOfWindow implements WindowLog {
   readonly #usage = new LazyView(usage, this.#unread);
   readonly #status = new LazyView(status, this.#unread);
   readonly #panel = new LazyView(panelItems, this.#unread);
+  readonly #thread = new LazyView(threadSummary, this.#unread);
   /**
    * Made at the first selection: before one, nothing is selected whatever the
    * log says, and most windows never select, so an idle window holds no view of it.
@@ -232,8 +237,12 @@ class LogOfWindow implements WindowLog {
           toSeq === undefined
             ? await this.#toEnd(from)
             : { events: await this.#store.read(this.stream, from), lastSeq: undefined };
-        // Another user's window (two hosts each opened it for a different user): none of it is shown.
-        if (events.some((e) => e._tag === "WindowOwned" && e.owner !== owner)) return "foreign";
+        // Another user's window (two hosts each opened it for a different user), or one erased
+        // (its events gone, a tombstone in their place): none of it is shown.
+        if (
+          events.some((e) => (e._tag === "WindowOwned" && e.owner !== owner) || e._tag === "Erased")
+        )
+          return "foreign";
         let read = false;
         for (const event of events)
           if (event.seq > this.#lastSeq) {
@@ -281,6 +290,7 @@ class LogOfWindow implements WindowLog {
     this.#usage.reset(events);
     this.#status.reset(events);
     this.#panel.reset(events);
+    this.#thread.reset(events);
     if (this.#selections === undefined && events.some((e) => e._tag === "SelectionChanged"))
       this.#selections = new LazyView(selections, this.#unread);
     this.#selections?.reset(events);
@@ -364,6 +374,10 @@ class LogOfWindow implements WindowLog {
 
   panel(): PanelState {
     return this.#panel.read();
+  }
+
+  thread(): ThreadSummary {
+    return this.#thread.read();
   }
 
   selections(): SelectionsState {

@@ -15,10 +15,17 @@ import {
   type Recovered,
 } from "../../machines/supervisorMachine.ts";
 import type { WindowConversation } from "../../machines/windowMachine.ts";
+import { clip } from "../../runtime/clip.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
 import { LeaseLost } from "../../runtime/log/writerLeases.ts";
-import { promptRefused, WindowOwnerMismatch } from "../assistantWindow.ts";
+import {
+  answeredText,
+  entryOf,
+  TURN_TEXT_CHARS,
+  type TurnText,
+} from "../../runtime/threads/summary.ts";
+import { promptRefused, ThreadNotFound, WindowOwnerMismatch } from "../assistantWindow.ts";
 import { type WindowLease, windowLease } from "../cluster/lease.ts";
 import { UNLEASED, type WindowWriter } from "../cluster/writer.ts";
 import { TurnWaiters } from "../log/turnWaiters.ts";
@@ -73,6 +80,10 @@ export class WindowCore implements Supervised {
   /** Tool steps started and not finished: a stopped one still writes its end, under the lease. */
   #openTools = 0;
   #lease: WindowLease | undefined;
+  /** The running turn's prompt, while it runs: its search text is the prompt, then the answer. */
+  #prompt: { readonly turn: number; readonly text: string } | undefined;
+  /** The thread index's last write for this thread: the next goes after it, so the index sees them in order. */
+  #indexed: Promise<void> = NOTHING_BEFORE;
   /** The running conversation, for the parts that are handed it as a function. */
   readonly #conversation = () => this.phases.at.context.conversation;
   /** Records `event`, for the parts that are handed it as a function. */
@@ -211,7 +222,64 @@ export class WindowCore implements Supervised {
     const stored = this.log.append(event);
     const { writer } = this;
     if (writer.leased) void stored.then(writer.settle, writer.settle);
+    this.#index(event, stored);
     return stored;
+  }
+
+  /**
+   * After an event that changes what the thread's list shows (a turn begun
+   * or ended, a name, an archive) is stored, writes the thread's entry, and
+   * the text the event adds, to the thread index. One write after another;
+   * one the index refuses is told to `onError` (the thread's next open
+   * writes its entry again).
+   */
+  #index(event: UnstampedEvent, stored: Promise<unknown>): void {
+    let text: TurnText | undefined;
+    switch (event._tag) {
+      case "TurnStarted":
+        this.#prompt = { turn: event.turn, text: event.text };
+        text = { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) };
+        break;
+      case "Answered":
+      case "Stopped": {
+        const prompt = this.#prompt;
+        this.#prompt = undefined;
+        if (prompt?.turn === event.turn)
+          text = {
+            turn: event.turn,
+            text: answeredText(prompt.text, event._tag === "Answered" ? event.text : event.partial),
+          };
+        break;
+      }
+      case "Failed":
+        this.#prompt = undefined;
+        break;
+      case "ThreadRenamed":
+        text = { turn: 0, text: event.title };
+        break;
+      case "ThreadArchived":
+        break;
+      default:
+        return;
+    }
+    const { deps, clientId, owner } = this;
+    this.#indexed = this.#indexed
+      .then(() => stored)
+      .then(
+        () => {
+          const summary = this.log.thread();
+          if (summary.createdAt === null || summary.erased) return;
+          return deps.threads.put(entryOf(owner, clientId, summary), text);
+        },
+        // Not stored: nothing to list (the window's own failure is told already).
+        () => undefined,
+      )
+      .catch((error: unknown) => deps.onError(error, { clientId }));
+  }
+
+  /** Resolves once the thread index has what this window wrote to it so far. */
+  indexed(): Promise<void> {
+    return this.#indexed;
   }
 
   /**
@@ -229,11 +297,12 @@ export class WindowCore implements Supervised {
     );
   }
 
-  /** Once the log is read: another user's window is refused. */
+  /** Once the log is read: another user's window, or an erased one, is refused. */
   async owned(): Promise<void> {
     await this.phases.ready;
     const failure = this.failure();
-    if (failure?.error instanceof WindowOwnerMismatch) throw failure.error;
+    if (failure?.error instanceof WindowOwnerMismatch || failure?.error instanceof ThreadNotFound)
+      throw failure.error;
   }
 
   /** Waits for the conversation to start; refuses a prompt when it cannot. */
@@ -284,6 +353,14 @@ export class WindowCore implements Supervised {
     const named = events.findLast((e) => e._tag === "WindowOwned");
     if (named !== undefined && named.owner !== this.owner)
       throw new WindowOwnerMismatch({ clientId: this.clientId });
+    // An erased thread's log is its tombstone: there is nothing to open.
+    if (events.some((e) => e._tag === "Erased")) throw new ThreadNotFound({ id: this.clientId });
+    // The list's entry, as the log has it: one a fault left behind is made right.
+    const summary = log.thread();
+    if (summary.createdAt !== null && summary.turns > 0)
+      this.#indexed = deps.threads
+        .put(entryOf(this.owner, this.clientId, summary))
+        .catch((error: unknown) => deps.onError(error, { clientId: this.clientId }));
     this.#ownerRecorded = named !== undefined || !deps.store.durable;
     // On a shared store, a live host holding the lease may be running it: it is left to that host.
     if (log.status().running) await this.writer.ifFree(() => this.lease().interrupt());
@@ -330,8 +407,9 @@ export class WindowCore implements Supervised {
     this.turns.refuse(() => error);
     // Its streams end, as a closed window's do: their clients open the window again.
     this.log.close();
-    // Someone else's window is a refusal, not a fault: it is forgotten, so its owner opens it.
-    if (error instanceof WindowOwnerMismatch)
+    // Someone else's window, or an erased one, is a refusal, not a fault: it is forgotten, so its
+    // owner opens it (and finds it erased).
+    if (error instanceof WindowOwnerMismatch || error instanceof ThreadNotFound)
       this.deps.onClose(this.clientId, this.window, Promise.resolve());
     else this.deps.onError(error, { clientId: this.clientId });
   }

@@ -12,6 +12,7 @@ import type { User } from "../../runtime/commands/origin.ts";
 import type { EventStore } from "../../runtime/log/eventStore.ts";
 import type { Clock } from "../../runtime/ports/clock.ts";
 import type { Model } from "../../runtime/prompt/model.ts";
+import type { ThreadIndex } from "../../runtime/threads/threadIndex.ts";
 import type { AssistantWindow } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import type { Routing } from "../cluster/routing.ts";
@@ -36,6 +37,8 @@ export interface WindowDeps {
   /** The model for the window's user, when the host chooses per user. */
   readonly modelFor?: (user: User) => Model;
   readonly store: EventStore;
+  /** Where the window writes what its thread's list shows: the store's index, or the host's in memory. */
+  readonly threads: ThreadIndex;
   /** How what a conversation used is read from `store`, at the app's prices: made once by the host. */
   readonly usage: UsageReading;
   /** On a store several hosts share (it has leases): how this host reaches the others. */
@@ -99,6 +102,8 @@ export type OpenWindow = AssistantWindow & {
   /** What this host answers another's request for the window (it writes it, or says it does not). */
   readonly answer: (request: Request) => Promise<Reply>;
   readonly supervised: Supervised;
+  /** Resolves once the thread index has what this window wrote to it so far. */
+  readonly indexed: () => Promise<void>;
   /** Its lifecycle: the window machine's state and context (for inspection and specs). */
   readonly phases: WindowPhases;
 };

@@ -1,11 +1,12 @@
 /**
  * What a window does as its own writer (everything, on a store without
  * leases): a prompt framed and started as a turn, a confirmation answered,
- * a selection recorded, Stop and Reset. A prompt's framing (its system
+ * a selection recorded, a thread renamed or archived, Stop and Reset. A prompt's framing (its system
  * prompt, the tools offered, its route and span) goes into the window
  * machine with `PROMPT`, and the conversation is sent the turn.
  */
 import { routeOf, selectionChanged } from "../../runtime/log/selection.ts";
+import { type ThreadChange, threadChanged } from "../../runtime/threads/summary.ts";
 import { promptRefused } from "../assistantWindow.ts";
 import type { LocalOps } from "../cluster/remote.ts";
 import { contextOf, spanEndsWith, startSpan } from "../support/tracing.ts";
@@ -74,6 +75,12 @@ export class WindowLocalOps implements LocalOps {
     const route = options.route === undefined ? w.phases.at.context.route : routeOf(options.route);
     w.phases.send({ type: "SELECTED", route });
     await w.record(selectionChanged(kind, ids, route));
+  }
+
+  async mark(change: ThreadChange): Promise<void> {
+    const { w } = this;
+    await w.serving();
+    await w.record(threadChanged(change));
   }
 
   stop(): void {

@@ -129,6 +129,22 @@ export class HostWindow implements OpenWindow {
     return this.#ops.reset();
   }
 
+  rename(title: string): Promise<void> {
+    return this.#ops.mark({ title });
+  }
+
+  archive(archived = true): Promise<void> {
+    return this.#ops.mark({ archived });
+  }
+
+  indexed(): Promise<void> {
+    return this.#core.indexed();
+  }
+
+  thread(): ReturnType<OpenWindow["thread"]> {
+    return this.#core.log.thread();
+  }
+
   answer(request: Request): Promise<Reply> {
     return this.#ops.answer(request);
   }

@@ -1,11 +1,15 @@
 /**
  * What a thread's list shows of it, as a fold of its log: its title (the
  * owner's, or its first prompt's), when it began and was last used, a
- * preview of its last answer, its turns, whether it is archived or erased,
- * and the text of its last turn (what its search finds).
+ * preview of its last answer, its turns, whether it is archived or erased;
+ * and the text of each turn, as its search finds it.
  */
 import { clip } from "../clip.ts";
+import { withoutInvisibles } from "../invisibles.ts";
+import type { LogEvent, UnstampedEvent } from "../log/events.ts";
 import { type Projection, projectionOf } from "../log/projection.ts";
+import { MAX_TITLE_CHARS } from "../log/threadEvents.ts";
+import type { ThreadEntry } from "./threadIndex.ts";
 
 /** A title taken from the first prompt is at most this many characters. */
 export const TITLE_FROM_PROMPT_CHARS = 80;
@@ -40,8 +44,6 @@ export interface ThreadSummary {
   readonly erased: boolean;
   /** The seq of the last event folded: a later entry replaces an earlier one, never the reverse. */
   readonly seq: number;
-  /** The last turn's text, as far as it went. */
-  readonly last: TurnText | null;
 }
 
 const whitespace = /\s+/g;
@@ -69,7 +71,6 @@ export const threadSummary: Projection<ThreadSummary> = projectionOf<ThreadSumma
     archived: false,
     erased: false,
     seq: 0,
-    last: null,
   },
   (draft, event) => {
     draft.seq = event.seq;
@@ -80,19 +81,17 @@ export const threadSummary: Projection<ThreadSummary> = projectionOf<ThreadSumma
         draft.turns += 1;
         draft.firstPrompt ??= clip(oneLine(event.text), TITLE_FROM_PROMPT_CHARS);
         draft.preview = clip(oneLine(event.text), PREVIEW_CHARS);
-        draft.last = { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) };
         return;
       }
       case "Answered":
       case "Stopped": {
         const answer = event._tag === "Answered" ? event.text : event.partial;
         if (answer.trim() !== "") draft.preview = clip(oneLine(answer), PREVIEW_CHARS);
-        if (draft.last !== null && draft.last.turn === event.turn)
-          draft.last.text = clip(`${draft.last.text}\n\n${answer}`, TURN_TEXT_CHARS);
         return;
       }
       case "ThreadRenamed":
-        draft.renamed = event.title;
+        // An empty name gives the thread its first prompt's title back.
+        draft.renamed = event.title === "" ? null : event.title;
         return;
       case "ThreadArchived":
         draft.archived = event.archived;
@@ -118,3 +117,80 @@ export const threadSummary: Projection<ThreadSummary> = projectionOf<ThreadSumma
  */
 export const titleOf = (summary: ThreadSummary): string =>
   summary.renamed ?? summary.firstPrompt ?? "";
+
+/** A turn's search text once its answer (or what was said before Stop) is known. */
+export const answeredText = (prompt: string, answer: string): string =>
+  clip(answer === "" ? prompt : `${prompt}\n\n${answer}`, TURN_TEXT_CHARS);
+
+/**
+ * The search text of every turn of a log, in order (its title too, as turn
+ * 0, once renamed): what a thread index holds of it, made again from the log.
+ *
+ * @example
+ * ```ts
+ * for (const text of turnTextsOf(events)) await index.put(entry, text);
+ * ```
+ */
+export const turnTextsOf = (
+  events: Iterable<LogEvent>,
+  /** The prompts of the pages before, by turn: a turn's answer may be on the page after its prompt. */
+  prompts: Map<number, string> = new Map(),
+): TurnText[] => {
+  const texts = new Map<number, TurnText>();
+  for (const event of events) {
+    if (event._tag === "TurnStarted") {
+      prompts.set(event.turn, event.text);
+      texts.set(event.turn, { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) });
+    } else if (event._tag === "Answered" || event._tag === "Stopped") {
+      const prompt = prompts.get(event.turn);
+      if (prompt === undefined) continue;
+      const answer = event._tag === "Answered" ? event.text : event.partial;
+      texts.set(event.turn, { turn: event.turn, text: answeredText(prompt, answer) });
+    } else if (event._tag === "ThreadRenamed") texts.set(0, { turn: 0, text: event.title });
+  }
+  return [...texts.values()];
+};
+
+/**
+ * A thread's entry in its owner's list, from its summary (one with at least
+ * one event: `createdAt` set).
+ *
+ * @example
+ * ```ts
+ * await index.put(entryOf("id:7", "t-1", threadSummary.fold(events)));
+ * ```
+ */
+export const entryOf = (owner: string, id: string, summary: ThreadSummary): ThreadEntry => ({
+  id,
+  owner,
+  title: titleOf(summary),
+  createdAt: summary.createdAt ?? summary.lastAt,
+  lastAt: summary.lastAt,
+  preview: summary.preview,
+  turns: summary.turns,
+  archived: summary.archived,
+  seq: summary.seq,
+});
+
+/** What the owner changes of a thread: its name (empty: its first prompt's again), or whether it is archived. */
+export type ThreadChange = { readonly title: string } | { readonly archived: boolean };
+
+/**
+ * The event a change is logged as: a title on one line, without invisible
+ * characters, at most `MAX_TITLE_CHARS`.
+ *
+ * @example
+ * ```ts
+ * threadChanged({ title: "  Ada's\ncredit " }); // { _tag: "ThreadRenamed", turn: 0, title: "Ada's credit" }
+ * ```
+ */
+export const threadChanged = (
+  change: ThreadChange,
+): Extract<UnstampedEvent, { readonly _tag: "ThreadRenamed" | "ThreadArchived" }> =>
+  "title" in change
+    ? {
+        _tag: "ThreadRenamed",
+        turn: 0,
+        title: clip(oneLine(withoutInvisibles(change.title)), MAX_TITLE_CHARS),
+      }
+    : { _tag: "ThreadArchived", turn: 0, archived: change.archived };
