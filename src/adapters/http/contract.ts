@@ -144,3 +144,73 @@ export const LastEventId = Schema.String.pipe(
     message: () => "must be the id of an event: its seq, optionally . and the log's epoch",
   }),
 );
+
+/**
+ * `POST /threads`: which page of the user's threads (archived ones apart).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * Schema.decodeUnknownSync(ThreadsBody)({ archived: false, limit: 20 });
+ * ```
+ */
+export const ThreadsBody = Schema.Struct({
+  archived: Schema.optional(Schema.Boolean),
+  after: Schema.optional(Schema.String.pipe(Schema.maxLength(1_024))),
+  limit: Schema.optional(Schema.Number),
+});
+
+/**
+ * `POST /threads/search`: the words to find (literal text, read up to 256 characters).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * Schema.decodeUnknownSync(ThreadSearchBody)({ text: "credit limit" });
+ * ```
+ */
+export const ThreadSearchBody = Schema.Struct({
+  text: Schema.String,
+  limit: Schema.optional(Schema.Number),
+});
+
+/**
+ * `POST /threads/get` and `/threads/delete`: which of the user's threads.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * Schema.decodeUnknownSync(ThreadBody)({ id: "t-4f2a" });
+ * ```
+ */
+export const ThreadBody = Schema.Struct({ id: ClientId });
+
+/**
+ * `POST /threads/rename`: the thread and its new name (empty: its first prompt's again).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * Schema.decodeUnknownSync(RenameBody)({ id: "t-4f2a", title: "Ada's limit" });
+ * ```
+ */
+export const RenameBody = Schema.Struct({ id: ClientId, title: Schema.String });
+
+/**
+ * `POST /threads/archive`: the thread, archived (`true`, the default) or brought back.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect";
+ *
+ * Schema.decodeUnknownSync(ArchiveBody)({ id: "t-4f2a", archived: false });
+ * ```
+ */
+export const ArchiveBody = Schema.Struct({
+  id: ClientId,
+  archived: Schema.optional(Schema.Boolean),
+});

@@ -58,6 +58,7 @@ import {
   startTurn,
   windowOf,
 } from "./requests.ts";
+import { threadRoutes } from "./threadRoutes.ts";
 
 /** Where users' steps go, as `/source` and `/key` ask it: a `modelSource()` is one. */
 export interface SourceOfUsers {
@@ -354,6 +355,8 @@ export const assistantHttp = (host: Host, options: AssistantHttpOptions): FetchH
       onError: (error) => report(error, request),
     });
   });
+
+  threadRoutes(api, host);
 
   for (const [route, allow] of Object.entries(ROUTE_METHODS)) {
     api.all(`/${route}`, () => {

@@ -4,9 +4,15 @@
  * that says nothing.
  */
 import { Data } from "effect";
-import { HostFull, StreamsRefused, WindowOwnerMismatch } from "../../actors/host/host.ts";
+import {
+  HostFull,
+  StreamsRefused,
+  ThreadNotFound,
+  WindowOwnerMismatch,
+} from "../../actors/host/host.ts";
 import { LiveQueryRefused } from "../../actors/support/liveQueries.ts";
 import { PromptRefused, SelectionRefused } from "../../actors/window/window.ts";
+import { ThreadQueryInvalid } from "../../runtime/threads/threadIndex.ts";
 import type { BodyProblem } from "../web/body.ts";
 import { refusalResponse, UNAUTHENTICATED } from "../web/errorAnswer.ts";
 import type { ErrorType } from "./contract.ts";
@@ -104,6 +110,14 @@ export const refusalOf = (error: unknown): HttpRefusal | undefined => {
       message: error.message,
     });
   if (error instanceof SelectionRefused) return badRequest(error.detail);
+  // The same answer whether the thread is another user's, erased, or never was.
+  if (error instanceof ThreadNotFound)
+    return new HttpRefusal({
+      status: 404,
+      type: "threadNotFound",
+      message: "no such conversation",
+    });
+  if (error instanceof ThreadQueryInvalid) return badRequest(error.message);
   if (error instanceof HostFull)
     return new HttpRefusal({
       status: 429,

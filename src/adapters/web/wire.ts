@@ -7,6 +7,7 @@
  */
 import type { AnswerResult } from "../../runtime/calls/answerResult.ts";
 import type { LiveResult } from "../../runtime/prompt/liveResult.ts";
+import type { ThreadEntry, ThreadHit } from "../../runtime/threads/threadIndex.ts";
 
 export type { LiveResult };
 
@@ -184,6 +185,7 @@ export type ErrorType =
   | "notAllowed"
   | "noAbility"
   | "notFound"
+  | "threadNotFound"
   | "methodNotAllowed"
   | "internal";
 
@@ -207,7 +209,12 @@ export interface ErrorBody {
  * - `POST /close` → 204: the window is closed if it is open (a page saying goodbye), never opened to be closed;
  * - `GET /events` → SSE, each log event as `id: <seq>.<epoch>` and `data: <json>`, resumable with
  *   `Last-Event-ID`; a point the log does not have gets `event: startOver` first, then the whole log;
- * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query.
+ * - `GET /live?command=…&args=<json>` → SSE, each result as `data: <json LiveResult>`; closing it ends the query;
+ * - `POST /threads` → 200 {@link ThreadsResponse}: a page of the user's threads (`{archived?, after?, limit?}`);
+ * - `POST /threads/search` → 200 {@link ThreadsResponse} of {@link ThreadFound}s (`{text, limit?}`);
+ * - `POST /threads/get` → 200 {@link ThreadInfo} (`{id}`); `threads/rename` (`{id, title}`),
+ *   `threads/archive` (`{id, archived?}`), `threads/delete` (`{id}`: erased for good) → 204. A
+ *   thread that is not the user's is a 404 `threadNotFound`, the same as one that never was.
  *
  * @example
  * ```ts
@@ -227,6 +234,12 @@ export const ROUTES = [
   "usage",
   "events",
   "live",
+  "threads",
+  "threads/search",
+  "threads/get",
+  "threads/rename",
+  "threads/archive",
+  "threads/delete",
 ] as const;
 
 /**
@@ -251,4 +264,40 @@ export const ROUTE_METHODS: Readonly<Record<(typeof ROUTES)[number], "GET" | "PO
   usage: "POST",
   events: "GET",
   live: "GET",
+  threads: "POST",
+  "threads/search": "POST",
+  "threads/get": "POST",
+  "threads/rename": "POST",
+  "threads/archive": "POST",
+  "threads/delete": "POST",
 };
+
+/**
+ * A thread as its owner's list shows it: its id (a window's client id: open
+ * it by sending that), title (empty: untitled, the client's word for it),
+ * when it began and was last used (ms since the epoch), a preview of its
+ * last answer, its turns, whether archived.
+ *
+ * @example
+ * ```ts
+ * const label = thread.title === "" ? "New conversation" : thread.title;
+ * ```
+ */
+export type ThreadInfo = Omit<ThreadEntry, "owner" | "seq">;
+
+/** A thread a search found, with the words around what matched. */
+export type ThreadFound = ThreadInfo & Pick<ThreadHit, "snippet">;
+
+/**
+ * `POST /threads` and `POST /threads/search`'s answer: threads, most recently
+ * used first; a list's `next` asks for the page after it (`{after: next}`).
+ *
+ * @example
+ * ```ts
+ * const page: ThreadsResponse = await (await fetch(`${BASE_PATH}/threads`, { method: "POST", headers, body: "{}" })).json();
+ * ```
+ */
+export interface ThreadsResponse<T extends ThreadInfo = ThreadInfo> {
+  readonly threads: ReadonlyArray<T>;
+  readonly next?: string;
+}
