@@ -47,15 +47,15 @@ export interface HostThreads {
   /** A page of the user's threads, most recently used first (archived ones apart). */
   readonly list: (query: {
     readonly user: User;
-    readonly archived?: boolean;
-    readonly after?: string;
-    readonly limit?: number;
+    readonly archived?: boolean | undefined;
+    readonly after?: string | undefined;
+    readonly limit?: number | undefined;
   }) => Promise<ThreadPage>;
   /** The user's threads whose one turn has every word of `text` (as a word's start), most recent first. */
   readonly search: (query: {
     readonly user: User;
     readonly text: string;
-    readonly limit?: number;
+    readonly limit?: number | undefined;
   }) => Promise<ReadonlyArray<ThreadHit>>;
   /** One of the user's threads, as their list shows it. */
   readonly get: (query: { readonly user: User; readonly id: string }) => Promise<ThreadEntry>;
