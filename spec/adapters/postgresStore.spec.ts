@@ -1,6 +1,7 @@
 /**
  * postgresStore against a real PostgreSQL 15 on loopback: the EventStore
- * contract (a fresh schema per test), the table it makes and how it reads it,
+ * contract and its thread index's ThreadIndex contract (a fresh schema per
+ * test), the table it makes and how it reads it,
  * two processes (two pools) appending at one seq, the lock and the primary
  * key that decide it, migrations racing, connections that fail, and close.
  */
@@ -22,6 +23,7 @@ import {
   numbered,
   storeContract,
 } from "../fixtures/storeContract.ts";
+import { threadIndexContract } from "../fixtures/threadIndexContract.ts";
 import {
   havePostgres,
   type PostgresServer,
@@ -119,6 +121,18 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
     { durable: true },
   );
 
+  threadIndexContract("postgresStore's threads (a fresh schema per test)", () => {
+    const schema = fresh();
+    const s = postgresStore(server.url, { schema });
+    return {
+      index: s.threads,
+      dispose: async () => {
+        await s.close();
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      },
+    };
+  });
+
   describe("the table", () => {
     it("is made on first use: the event as jsonb, with its type and time beside it for SQL", async () => {
       const schema = fresh();
@@ -165,11 +179,11 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
         [schema],
       );
-      // Each with its lease, host and message tables beside it.
+      // Each with its lease, host and message tables beside it, and its thread index's.
       expect(rows.map((r) => r.table_name)).toEqual(
         ["Log_Two", "log_one"].flatMap((t) => [
           t,
-          ...["hosts", "leases", "messages"].map((x) => `${t}_${x}`),
+          ...["hosts", "leases", "messages", "texts", "threads"].map((x) => `${t}_${x}`),
         ]),
       );
     });
@@ -273,7 +287,7 @@ describe.skipIf(!havePostgres)(postgresSuite("postgresStore"), () => {
                 (SELECT count(*)::int FROM "${schema}".elyra_events) AS events`,
         [schema],
       );
-      expect(rows).toEqual([{ tables: 4, events: 8 }]);
+      expect(rows).toEqual([{ tables: 6, events: 8 }]);
       expect(await again[0]!.read("w3")).toEqual(numbered(deltas(1, "s3")));
     });
   });

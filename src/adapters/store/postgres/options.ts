@@ -4,6 +4,7 @@
  */
 import type { EventStore, StoreChange } from "../../../runtime/log/eventStore.ts";
 import type { WriterLeases } from "../../../runtime/log/writerLeases.ts";
+import type { ThreadIndex } from "../../../runtime/threads/threadIndex.ts";
 import { PostgresConfigError } from "./errors.ts";
 import { HEARTBEAT_MS, LEASE_MS } from "./leases.ts";
 import type { PostgresPool } from "./pool.ts";
@@ -91,6 +92,17 @@ export interface PostgresStore extends EventStore {
    * hosts in `<table>_messages`, announced on the change feed's channel.
    */
   readonly leases: WriterLeases;
+  /**
+   * Erases a stream for good (`EventStore.erase`): in one transaction holding
+   * the stream's advisory lock, its rows are deleted and the `Erased`
+   * tombstone inserted, and the change feed told. The deleted rows' bytes
+   * stay in the table's files until a `VACUUM FULL` rewrites them (a plain
+   * VACUUM frees their space, and leaves what nothing was written over), and
+   * in the WAL until its segments are recycled.
+   */
+  readonly erase: (stream: string, at: number) => Promise<void>;
+  /** Each user's threads, in `<table>_threads` and `<table>_texts` beside the events. */
+  readonly threads: ThreadIndex;
 }
 
 /** The options as the store uses them. */

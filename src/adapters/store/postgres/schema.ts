@@ -1,7 +1,8 @@
 /**
  * The tables of `postgresStore`, made on first use: the events, and beside
  * them the writer leases, the hosts' heartbeats, the messages between hosts
- * and the sequence of fencing tokens (decision (aj)). Made in one
+ * and the sequence of fencing tokens (decision (aj)), and the thread index
+ * (its entries, and its turns' text with their words). Made in one
  * transaction, under an advisory lock, so that stores starting together do
  * not race; what is there is used as it is, and what is missing is made only
  * then (a role that may not create tables can use ones made for it).
@@ -9,10 +10,13 @@
 
 import { PostgresConfigError } from "./errors.ts";
 import { leaseTablesDdl } from "./leases.ts";
+import { threadTablesDdl } from "./threads.ts";
 
 /** Names the migration lock among every advisory lock of the database (the one-bigint form). */
 const MIGRATION_LOCK = "elyra-assistant/postgres migrate";
 const COLUMNS = ["stream", "seq", "at", "type", "data"] as const;
+/** The suffixes of the tables beside the events table. */
+const BESIDE = ["_leases", "_hosts", "_messages", "_tokens", "_threads", "_texts"] as const;
 
 type Query = (text: string, values?: unknown[]) => Promise<ReadonlyArray<unknown>>;
 
@@ -26,6 +30,12 @@ export interface StoreNames {
   readonly hosts: string;
   readonly messages: string;
   readonly tokens: string;
+  /** The thread index's entries, one row a thread. */
+  readonly threads: string;
+  /** The thread index's text, one row a turn, with its words for search. */
+  readonly texts: string;
+  /** The table's name and the suffix of each relation beside it, unquoted: `elyra_events_threads`. */
+  readonly bare: (suffix: string) => string;
   /** The first key of every stream lock. */
   readonly lockSpace: string;
 }
@@ -41,11 +51,17 @@ export const storeNames = (schema: string, table: string): StoreNames => {
     hosts: named("_hosts"),
     messages: named("_messages"),
     tokens: named("_tokens"),
+    threads: named("_threads"),
+    texts: named("_texts"),
+    bare: (suffix) => `${table}${suffix}`,
     lockSpace: `${schema}.${table}`,
   };
 };
 
-/** The longest table name a store takes: its lease tables add up to 9 characters. */
+/**
+ * The longest table name a store takes: the names of the relations beside it
+ * (lease and thread tables, their indexes) add at most 9 characters.
+ */
 export const MAX_TABLE = 63 - "_messages".length;
 
 /** Makes what is missing, in a transaction `query` runs in. */
@@ -57,7 +73,7 @@ export const migrate = async (query: Query, n: StoreNames): Promise<void> => {
         `SELECT c.relname::text AS name FROM pg_catalog.pg_class c
           JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
           WHERE n.nspname = $1 AND c.relname = ANY($2::text[])`,
-        [n.schema, ["", "_leases", "_hosts", "_messages", "_tokens"].map((s) => `${n.table}${s}`)],
+        [n.schema, ["", ...BESIDE].map(n.bare)],
       )
     ).map((row) => (row as { name: string }).name),
   );
@@ -77,7 +93,7 @@ export const migrate = async (query: Query, n: StoreNames): Promise<void> => {
         reason: `the table ${n.events} is there and is not an event log (it has no ${missing.join(", ")}): name another table`,
       });
   }
-  if (relations.size === 5) return;
+  if (relations.size === BESIDE.length + 1) return;
   // Only when missing: CREATE … IF NOT EXISTS still asks for the right to create.
   const schemas = await query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", [
     n.schema,
@@ -96,5 +112,5 @@ export const migrate = async (query: Query, n: StoreNames): Promise<void> => {
       `COMMENT ON TABLE ${n.events} IS 'elyra-assistant event log: one row an event; appends hold pg_advisory_xact_lock(hashtext(''${n.lockSpace}''), hashtext(stream))'`,
     );
   }
-  for (const ddl of leaseTablesDdl(n)) await query(ddl);
+  for (const ddl of [...leaseTablesDdl(n), ...threadTablesDdl(n)]) await query(ddl);
 };

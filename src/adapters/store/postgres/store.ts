@@ -11,12 +11,14 @@ import { fromRow, toRows } from "../eventCodec.ts";
 import { type AppendOutcome, appendStatement, outcomeOf } from "./append.ts";
 import { changeFeed, channelOf, type ListenConnection, payloadOf } from "./changes.ts";
 import { postgresConnections, type Query } from "./connections.ts";
+import { postgresErase } from "./erase.ts";
 import { codeOf, fromServer, PostgresConfigError, PostgresWriterRequired } from "./errors.ts";
 import { holdsSql, postgresLeases } from "./leases.ts";
 import { type PostgresStore, type PostgresStoreOptions, settingsOf } from "./options.ts";
 import type { PostgresPool } from "./pool.ts";
 import { migrate, storeNames } from "./schema.ts";
 import { storable, unstorable } from "./text.ts";
+import { postgresThreads } from "./threads.ts";
 
 export {
   PostgresConfigError,
@@ -54,6 +56,11 @@ const bound = (seq: number): string =>
  * are checked against `LogEvent` before anything is sent (a `NaN` is
  * refused; a NUL or half a surrogate pair, which jsonb refuses, is stored as
  * U+FFFD, and append gives back the events as stored).
+ *
+ * `erase` deletes a stream's rows and inserts its tombstone under the same
+ * lock, and tells the change feed as an append does. `threads` is the
+ * thread index, in `<table>_threads` and `<table>_texts` beside the events
+ * (search by PostgreSQL's `tsvector`, under a GIN index).
  *
  * Reading skips events of a type this code does not know (a newer version's);
  * `lastSeq` still counts them. An event of a known type that does not decode
@@ -213,12 +220,24 @@ export const postgresStore = (
     refuse(stream, expectedSeq, writer, found);
   };
 
+  const threads = postgresThreads({
+    ...names,
+    ready,
+    withConnection,
+    transaction,
+    begin: pooled.begin({ locks: true }),
+    unavailable: pooled.unavailable,
+  });
+  const erase = postgresErase({ ...names, lockSpace, channel, ready, transaction });
+
   const conflict = async (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: await lastSeq(stream) });
 
   return {
     durable: true,
     ready,
+    threads,
+    erase,
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
       // A store whose leases are in use writes every stream as its lease's writer (decision (aj)).
