@@ -116,6 +116,5 @@ export type {
   ToolUseBlock,
 } from "./runtime/prompt/model.ts";
 export { ModelError } from "./runtime/prompt/model.ts";
-export type { ThreadEntry, ThreadHit, ThreadPage } from "./runtime/threads/threadIndex.ts";
 
 export { VERSION } from "./runtime/version.ts";

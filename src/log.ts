@@ -84,17 +84,17 @@ export { memoryThreads } from "./runtime/threads/memoryThreads.ts";
 export type { ThreadChange, ThreadSummary, TurnText } from "./runtime/threads/summary.ts";
 export { entryOf, threadSummary, titleOf, turnTextsOf } from "./runtime/threads/summary.ts";
 export type {
+  ThreadEntry,
+  ThreadHit,
   ThreadIndex,
   ThreadListQuery,
+  ThreadPage,
   ThreadSearchQuery,
 } from "./runtime/threads/threadIndex.ts";
 export {
-  LIST_LIMIT,
   MAX_LIST_LIMIT,
   MAX_QUERY_CHARS,
   MAX_SEARCH_LIMIT,
-  MAX_TERMS,
-  SEARCH_LIMIT,
   ThreadQueryInvalid,
 } from "./runtime/threads/threadIndex.ts";
 export { searchTerms, snippetOf, wordsOf } from "./runtime/threads/words.ts";

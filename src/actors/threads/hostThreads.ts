@@ -201,6 +201,8 @@ export const hostThreads = (
     },
     delete: async ({ user, id }) => {
       const owner = userKey(user);
+      // Their list names it before its log is read at all; then its log must name them too.
+      await entry(owner, id);
       if (!(await isTheirs(owner, id))) throw new ThreadNotFound({ id });
       await eraseThread(owner, id);
     },

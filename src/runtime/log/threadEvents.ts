@@ -6,7 +6,14 @@
 import { Schema } from "effect";
 import { base } from "./eventBase.ts";
 
-/** The longest title a thread keeps, in characters: a longer one is clipped. */
+/**
+ * The longest title a thread keeps, in characters: a longer one is clipped.
+ *
+ * @example
+ * ```ts
+ * titleInput.maxLength = MAX_TITLE_CHARS;
+ * ```
+ */
 export const MAX_TITLE_CHARS = 200;
 
 /**

@@ -62,13 +62,34 @@ export interface ThreadSearchQuery {
 
 /** A page of a list holds 20 threads unless asked otherwise. */
 export const LIST_LIMIT = 20;
-/** A page of a list holds at most 100 threads. */
+/**
+ * A page of a list holds at most 100 threads.
+ *
+ * @example
+ * ```ts
+ * const page = await index.list(owner, { limit: Math.min(asked, MAX_LIST_LIMIT) });
+ * ```
+ */
 export const MAX_LIST_LIMIT = 100;
 /** A search finds 20 threads unless asked otherwise. */
 export const SEARCH_LIMIT = 20;
-/** A search finds at most 50 threads. */
+/**
+ * A search finds at most 50 threads.
+ *
+ * @example
+ * ```ts
+ * const found = await index.search(owner, { text, limit: MAX_SEARCH_LIMIT });
+ * ```
+ */
 export const MAX_SEARCH_LIMIT = 50;
-/** How much of a search's text is read, in characters. */
+/**
+ * How much of a search's text is read, in characters.
+ *
+ * @example
+ * ```ts
+ * input.maxLength = MAX_QUERY_CHARS; // the search box takes no more than is read
+ * ```
+ */
 export const MAX_QUERY_CHARS = 256;
 /** How many of a search's words are read. */
 export const MAX_TERMS = 8;
