@@ -18,6 +18,7 @@ import {
   numbered,
   storeContract,
 } from "../fixtures/storeContract.ts";
+import { entry, threadIndexContract } from "../fixtures/threadIndexContract.ts";
 import { runs } from "../properties/runs.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -30,6 +31,11 @@ storeContract(
   },
   { durable: true },
 );
+
+threadIndexContract("sqliteStore's threads", () => {
+  const store = sqliteStore(":memory:");
+  return { index: store.threads, dispose: store.close };
+});
 
 describe("sqliteStore, on a file", () => {
   let dir: string;
@@ -68,6 +74,22 @@ describe("sqliteStore, on a file", () => {
       { stream: "w1", seq: 2, at: 101, type: "TextDelta" },
     ]);
     db.close();
+  });
+
+  it("a file from before the thread index gains its tables; the index outlives a reopen", async () => {
+    const old = bare();
+    old.exec(`CREATE TABLE events (stream TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL,
+      type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (stream, seq)) WITHOUT ROWID`);
+    old.close();
+    const first = sqliteStore(file);
+    await first.threads.put(entry("t1"), { turn: 1, text: "Invoice 1043" });
+    await first.close();
+    const again = sqliteStore(file);
+    expect(await again.threads.get("id:ada", "t1")).toEqual(entry("t1"));
+    expect((await again.threads.search("id:ada", { text: "invo" })).map((t) => t.id)).toEqual([
+      "t1",
+    ]);
+    await again.close();
   });
 
   it("skips an event of a type it does not know (a newer writer's), and counts its seq", async () => {

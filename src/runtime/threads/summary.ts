@@ -9,7 +9,7 @@ import { withoutInvisibles } from "../invisibles.ts";
 import type { LogEvent, UnstampedEvent } from "../log/events.ts";
 import { type Projection, projectionOf } from "../log/projection.ts";
 import { MAX_TITLE_CHARS } from "../log/threadEvents.ts";
-import type { ThreadEntry } from "./threadIndex.ts";
+import type { ThreadEntry, TurnText } from "./threadIndex.ts";
 
 /** A title taken from the first prompt is at most this many characters. */
 export const TITLE_FROM_PROMPT_CHARS = 80;
@@ -20,11 +20,7 @@ export const PREVIEW_CHARS = 160;
 /** What a turn's search text keeps: its prompt then its answer, at most this many characters. */
 export const TURN_TEXT_CHARS = 8_000;
 
-/** One turn's text, as the thread's search reads it. */
-export interface TurnText {
-  readonly turn: number;
-  readonly text: string;
-}
+export type { TurnText } from "./threadIndex.ts";
 
 /** The fold's state: what a thread's entry in its owner's list is made from. */
 export interface ThreadSummary {

@@ -6,7 +6,12 @@
  * the log when the thread opens, and erased with it.
  */
 import { Data } from "effect";
-import type { TurnText } from "./summary.ts";
+
+/** One turn's text, as the thread's search reads it (turn 0: the thread's name). */
+export interface TurnText {
+  readonly turn: number;
+  readonly text: string;
+}
 
 /** A thread as its owner's list shows it. */
 export interface ThreadEntry {

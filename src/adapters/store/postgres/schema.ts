@@ -10,7 +10,7 @@
 
 import { PostgresConfigError } from "./errors.ts";
 import { leaseTablesDdl } from "./leases.ts";
-import { threadTablesDdl } from "./threads.ts";
+import { threadTablesDdl } from "./threadTables.ts";
 
 /** Names the migration lock among every advisory lock of the database (the one-bigint form). */
 const MIGRATION_LOCK = "elyra-assistant/postgres migrate";

@@ -28,44 +28,10 @@ import {
 } from "../../../runtime/threads/words.ts";
 import type { Connections } from "./connections.ts";
 import { PostgresUnavailable } from "./errors.ts";
-import type { StoreNames } from "./schema.ts";
 import { storable } from "./text.ts";
 
 /** How long one search may run before the server cancels it, in ms: 2 s. */
 export const SEARCH_TIMEOUT_MS = 2_000;
-
-/**
- * The DDL of the thread tables, run in the store's migration. Ids compare
- * byte by byte (`COLLATE "C"`), whatever the database's collation, so that
- * a list's order and its pages are the same on every server; a turn's text
- * goes with its thread (`ON DELETE CASCADE`).
- */
-export const threadTablesDdl = (
-  n: Pick<StoreNames, "threads" | "texts" | "schema" | "bare">,
-): string[] => [
-  `CREATE TABLE IF NOT EXISTS ${n.threads} (
-    id text COLLATE "C" PRIMARY KEY,
-    owner text NOT NULL,
-    title text NOT NULL,
-    created_at double precision NOT NULL,
-    last_at double precision NOT NULL,
-    preview text NOT NULL,
-    turns integer NOT NULL,
-    archived boolean NOT NULL,
-    seq bigint NOT NULL
-  )`,
-  `CREATE INDEX IF NOT EXISTS "${n.bare("_by_use")}"
-    ON ${n.threads} (owner, archived, last_at DESC, id DESC)`,
-  `CREATE TABLE IF NOT EXISTS ${n.texts} (
-    id text COLLATE "C" NOT NULL REFERENCES ${n.threads} (id) ON DELETE CASCADE,
-    turn integer NOT NULL,
-    text text NOT NULL,
-    words text NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', words)) STORED,
-    PRIMARY KEY (id, turn)
-  )`,
-  `CREATE INDEX IF NOT EXISTS "${n.bare("_by_word")}" ON ${n.texts} USING gin (tsv)`,
-];
 
 /** What the index is lent by its store. */
 export interface ThreadTables {

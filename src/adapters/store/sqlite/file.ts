@@ -22,7 +22,8 @@ const isBusy = (error: unknown): boolean =>
  * Opens `path` in WAL mode with `locking_mode = EXCLUSIVE`, and takes the
  * file's exclusive lock before it returns: no other connection can read or
  * write the file until this one is closed, or its process dies (the lock is
- * the operating system's, released with the process). Waits up to
+ * the operating system's, released with the process), with `secure_delete`
+ * on (what is deleted is overwritten with zeros). Waits up to
  * `busyTimeoutMs` for a connection that holds the file, then throws
  * {@link StoreInUse}.
  */
@@ -34,6 +35,9 @@ export const openExclusive = (path: string, options: OpenOptions): Database.Data
     db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous}`);
+    // Deleted content is overwritten with zeros, in its page and in the pages freed: an
+    // erased log's bytes leave the file. What costs is writing those zeros, on deletes.
+    db.pragma("secure_delete = ON");
     // Takes the lock now, not at the first append; in exclusive mode it is kept after COMMIT.
     db.exec("BEGIN EXCLUSIVE");
     db.exec(options.schema);

@@ -4,9 +4,11 @@
  */
 import { AppendConflict, type EventStore } from "../../../runtime/log/eventStore.ts";
 import type { LogEvent, NewEvent } from "../../../runtime/log/events.ts";
+import type { ThreadIndex } from "../../../runtime/threads/threadIndex.ts";
 import { fromRow, type StoredRow, toRows } from "../eventCodec.ts";
 import { BetterSqlite3 } from "./betterSqlite3.ts";
 import { openExclusive } from "./file.ts";
+import { sqliteThreads, THREADS_SCHEMA } from "./threads.ts";
 
 export { StoreInUse } from "../storeInUse.ts";
 
@@ -26,8 +28,13 @@ export interface SqliteStoreOptions {
   readonly synchronous?: "NORMAL" | "FULL";
 }
 
-/** A durable {@link EventStore}; `close` releases the database file for the next store. */
+/**
+ * A durable {@link EventStore} with `erase` and its own thread index in the
+ * same file; `close` releases the database file for the next store.
+ */
 export interface SqliteStore extends EventStore {
+  readonly erase: (stream: string, at: number) => Promise<void>;
+  readonly threads: ThreadIndex;
   readonly close: () => Promise<void>;
 }
 
@@ -39,7 +46,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
   type TEXT NOT NULL,
   data TEXT NOT NULL,
   PRIMARY KEY (stream, seq)
-) WITHOUT ROWID`;
+) WITHOUT ROWID;
+${THREADS_SCHEMA}`;
 
 /** How long a second store on a file waits for the lock before `StoreInUse`: 5 s. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -58,6 +66,12 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * Reading skips events of a type this code does not know (a newer version's);
  * `lastSeq` still counts them. An event of a known type that does not decode
  * is an error.
+ *
+ * `erase` and `threads.remove` take their bytes out of the file: the file is
+ * written with `secure_delete` on (what is deleted is overwritten with zeros),
+ * and the WAL is checkpointed and truncated after each, so neither the
+ * database nor its WAL keeps what they deleted. `threads` is a
+ * {@link ThreadIndex} in the same file (FTS5), tables made on open when missing.
  *
  * @example
  * ```ts
@@ -88,6 +102,16 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
     )
     .pluck();
   const remove = db.prepare<[string]>("DELETE FROM events WHERE stream = ?");
+  // The first two rows' types: a stream erased already has one, a tombstone.
+  const firstTypes = db
+    .prepare<[string], string>("SELECT type FROM events WHERE stream = ? ORDER BY seq LIMIT 2")
+    .pluck();
+  const checkpoint = db.prepare<[], { readonly busy: number }>("PRAGMA wal_checkpoint(TRUNCATE)");
+  // What was deleted is in the WAL's frames until they are copied to the database and it is
+  // emptied. Never busy: no other connection can have the file open.
+  const emptyWal = () => {
+    checkpoint.get();
+  };
 
   const conflict = (stream: string, expectedSeq: number) =>
     new AppendConflict({ stream, expectedSeq, actualSeq: lastSeqOf.get(stream) ?? 0 });
@@ -99,8 +123,20 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
     },
   );
 
+  // Whether the stream had events to erase.
+  const eraseRows = db.transaction((stream: string, at: number): boolean => {
+    const types = firstTypes.all(stream);
+    if (types.length === 0 || (types.length === 1 && types[0] === "Erased")) return false;
+    const last = lastSeqOf.get(stream) ?? 0;
+    const { rows } = toRows([{ _tag: "Erased", at, turn: 0 }], last);
+    remove.run(stream);
+    for (const row of rows) insert.run(stream, row.seq, row.at, row.type, row.data);
+    return true;
+  });
+
   return {
     durable: true,
+    threads: sqliteThreads(db, emptyWal),
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq) => {
       // No stream is at such a seq; checked first, so that it is not taken for a bad event.
       if (!Number.isSafeInteger(expectedSeq) || expectedSeq < 0)
@@ -133,6 +169,9 @@ export const sqliteStore = (path: string, options: SqliteStoreOptions = {}): Sql
     lastSeq: async (stream) => lastSeqOf.get(stream) ?? 0,
     drop: async (stream) => {
       remove.run(stream);
+    },
+    erase: async (stream, at) => {
+      if (eraseRows.immediate(stream, at)) emptyWal();
     },
     close: async () => {
       db.close();
