@@ -275,6 +275,11 @@ export class WindowCore implements Supervised {
         () => undefined,
       )
       .catch((error: unknown) => deps.onError(error, { clientId }));
+    // Once done, an idle window holds the one settled promise all windows share, not its own.
+    const last = this.#indexed;
+    void last.then(() => {
+      if (this.#indexed === last) this.#indexed = NOTHING_BEFORE;
+    });
   }
 
   /** Resolves once the thread index has what this window wrote to it so far. */

@@ -25,10 +25,14 @@ import {
   wordsOf,
 } from "./words.ts";
 
-/** One thread as the memory index holds it: its entry, and each turn's text with its words. */
+/**
+ * One thread as the memory index holds it: its entry, and each turn's text
+ * (its words are read from it at each search: the index holds the text once).
+ */
 interface Held {
   entry: ThreadEntry;
-  readonly texts: Map<number, { readonly text: string; readonly words: ReadonlyArray<string> }>;
+  /** By turn (0: the thread's name): an array, not a map, as most threads have few. */
+  readonly texts: Array<string | undefined>;
 }
 
 /** A memory thread index, with what its store needs besides the port. */
@@ -71,15 +75,15 @@ export const memoryThreads = (): MemoryThreads => {
     put: async (entry: ThreadEntry, text?: TurnText) => {
       const held = threads.get(entry.id);
       if (held !== undefined && held.entry.owner !== entry.owner) return;
-      const kept = held ?? { entry, texts: new Map() };
+      const kept: Held = held ?? { entry, texts: [] };
       if (held === undefined) {
         threads.set(entry.id, kept);
         ownerOf(entry.owner).add(entry.id);
       }
       if (entry.seq < kept.entry.seq) return;
-      kept.entry = { ...entry };
-      if (text !== undefined)
-        kept.texts.set(text.turn, { text: text.text, words: wordsOf(text.text) });
+      // Kept as given (an entry is a fresh object of plain values); what is read out is a copy.
+      kept.entry = entry;
+      if (text !== undefined) kept.texts[text.turn] = text.text;
     },
     get: async (owner, id) => {
       const held = threads.get(id);
@@ -106,10 +110,10 @@ export const memoryThreads = (): MemoryThreads => {
       for (const held of theirs(owner).sort((a, b) => byRecentUse(a.entry, b.entry))) {
         if (hits.length >= searchLimit(query.limit)) break;
         // The latest turn that matches shows the snippet.
-        const turns = [...held.texts].sort(([a], [b]) => b - a);
-        const found = turns.find(([, t]) => matchesAll(t.words, terms));
-        if (found !== undefined)
-          hits.push({ ...held.entry, snippet: snippetOf(found[1].text, terms) });
+        const found = held.texts.findLast(
+          (text) => text !== undefined && matchesAll(wordsOf(text), terms),
+        );
+        if (found !== undefined) hits.push({ ...held.entry, snippet: snippetOf(found, terms) });
       }
       return hits;
     },
