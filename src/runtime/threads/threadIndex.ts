@@ -45,11 +45,11 @@ export interface ThreadPage {
 /** Which of a user's threads to list. */
 export interface ThreadListQuery {
   /** Archived threads (true) or the others (false, the default). */
-  readonly archived?: boolean;
+  readonly archived?: boolean | undefined;
   /** A page's `next`: the threads listed after it. */
-  readonly after?: string;
+  readonly after?: string | undefined;
   /** At most this many (default {@link LIST_LIMIT}, at most {@link MAX_LIST_LIMIT}). */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
 }
 
 /** What to search a user's threads for. */
@@ -62,7 +62,7 @@ export interface ThreadSearchQuery {
    */
   readonly text: string;
   /** At most this many threads (default {@link SEARCH_LIMIT}, at most {@link MAX_SEARCH_LIMIT}). */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
 }
 
 /** A page of a list holds 20 threads unless asked otherwise. */
