@@ -209,8 +209,8 @@ export interface AssistantWindow {
   readonly rename: (title: string) => Promise<void>;
   /** Archives the thread (`true`, the default) or brings it back (`false`), logged as `ThreadArchived`. */
   readonly archive: (archived?: boolean) => Promise<void>;
-  /** What the thread's list shows of it, as this host's log has it: title, times, preview, turns. */
-  readonly thread: () => ThreadSummary;
+  /** What the thread's list shows of it, once the log is read and found this user's: title, times, preview, turns. */
+  readonly thread: () => Promise<ThreadSummary>;
   /** The window's log events from `fromSeq` on, then each new one. */
   readonly events$: (fromSeq?: number) => Observable<LogEvent>;
   /**

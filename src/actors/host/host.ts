@@ -28,6 +28,7 @@ import {
 } from "../support/limits.ts";
 import { liveQueries } from "../support/liveQueries.ts";
 import { hostThreads } from "../threads/hostThreads.ts";
+import { openThreads } from "../threads/openThreads.ts";
 import { type Bindings, hostSupervisor } from "../turn/machines.ts";
 import type { OpenWindow, WindowDeps } from "../window/deps.ts";
 import { openWindow } from "../window/window.ts";
@@ -97,8 +98,11 @@ export const createHost = (app: App, options: HostOptions): Host => {
     positive("maxStreamsPerUser", options.maxStreamsPerUser, MAX_STREAMS_PER_USER),
   );
   const store = options.store ?? memoryStore();
-  // A store without an index of its own: the host keeps one in memory, of what it wrote.
-  const index = store.threads ?? memoryThreads();
+  // A store without an index of its own: the host keeps one in memory, of what it wrote; on one
+  // that keeps no log after its window closes, the threads are the open windows, scanned.
+  const indexing = store.threads !== undefined || store.durable;
+  const index =
+    store.threads ?? (indexing ? memoryThreads() : openThreads(() => windows.entries(), store));
   const userKey = options.userKey ?? defaultUserKey;
   const path = createCallPath(app, {
     clock,
@@ -177,6 +181,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     ...(options.modelFor === undefined ? {} : { modelFor: options.modelFor }),
     store,
     threads: index,
+    indexing,
     ...(routing === undefined ? {} : { routing }),
     clock,
     path,
@@ -191,11 +196,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     maxStreamsPerWindow,
     userStreams,
     onClose: (clientId, window, done) => {
-      const known = windows.get(clientId);
-      if (known?.window === window) windows.delete(clientId);
-      // A store that keeps no log after its window closes lists it no more.
-      if (!store.durable && known !== undefined)
-        void done.then(() => index.remove(known.owner, clientId)).catch(() => undefined);
+      if (windows.get(clientId)?.window === window) windows.delete(clientId);
       keyed.delete(window.key);
       const after = done.then(() => {
         if (closing.get(clientId) === after) closing.delete(clientId);

@@ -83,8 +83,12 @@ export interface WindowLog {
   /** Completes every stream of the log, and each one subscribed after: the window closed. */
   readonly close: () => void;
   readonly panel: () => PanelState;
-  /** What the thread's list shows of it: title, times, preview, turns, archived or erased. */
-  readonly thread: () => ThreadSummary;
+  /**
+   * What the thread's list shows of it (title, times, preview, turns,
+   * archived or erased), when the log keeps it: a log whose thread is not
+   * indexed as it is written keeps none.
+   */
+  readonly thread: () => ThreadSummary | undefined;
   /** What is selected, kind by kind, with the route each was selected on. */
   readonly selections: () => SelectionsState;
 }
@@ -137,7 +141,8 @@ class LogOfWindow implements WindowLog {
   readonly #usage = new LazyView(usage, this.#unread);
   readonly #status = new LazyView(status, this.#unread);
   readonly #panel = new LazyView(panelItems, this.#unread);
-  readonly #thread = new LazyView(threadSummary, this.#unread);
+  /** Kept only when the thread is indexed as it is written: a view no one reads would hold every event queued. */
+  readonly #thread: LazyView<ThreadSummary> | undefined;
   /**
    * Made at the first selection: before one, nothing is selected whatever the
    * log says, and most windows never select, so an idle window holds no view of it.
@@ -150,7 +155,9 @@ class LogOfWindow implements WindowLog {
     clock: Clock,
     onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void,
     writer: (() => Writer | undefined) | undefined,
+    summarised: boolean,
   ) {
+    this.#thread = summarised ? new LazyView(threadSummary, this.#unread) : undefined;
     this.#store = store;
     this.#writer = writer;
     this.stream = stream;
@@ -290,7 +297,7 @@ class LogOfWindow implements WindowLog {
     this.#usage.reset(events);
     this.#status.reset(events);
     this.#panel.reset(events);
-    this.#thread.reset(events);
+    this.#thread?.reset(events);
     if (this.#selections === undefined && events.some((e) => e._tag === "SelectionChanged"))
       this.#selections = new LazyView(selections, this.#unread);
     this.#selections?.reset(events);
@@ -376,8 +383,8 @@ class LogOfWindow implements WindowLog {
     return this.#panel.read();
   }
 
-  thread(): ThreadSummary {
-    return this.#thread.read();
+  thread(): ThreadSummary | undefined {
+    return this.#thread?.read();
   }
 
   selections(): SelectionsState {
@@ -408,4 +415,6 @@ export const windowLog = (
   onFailure: (error: unknown, refused: ReadonlyArray<NewEvent>) => void,
   /** On a store with leases: the lease this host holds on the stream now, if any. */
   writer?: () => Writer | undefined,
-): WindowLog => new LogOfWindow(store, stream, clock, onFailure, writer);
+  /** Whether the log keeps its thread's summary (its thread is indexed as it is written). */
+  summarised = true,
+): WindowLog => new LogOfWindow(store, stream, clock, onFailure, writer, summarised);

@@ -121,6 +121,7 @@ export class WindowCore implements Supervised {
         this.conversation()?.send({ type: "FAULT", error });
       },
       deps.routing === undefined ? undefined : () => this.writer.current(),
+      deps.indexing,
     );
     // On a store without leases the lease is made only when a recovery finds a turn to record
     // interrupted, or the store tells of appends: every window has the one writer.
@@ -268,7 +269,7 @@ export class WindowCore implements Supervised {
       .then(
         () => {
           const summary = this.log.thread();
-          if (summary.createdAt === null || summary.erased) return;
+          if (summary === undefined || summary.createdAt === null || summary.erased) return;
           return deps.threads.put(entryOf(owner, clientId, summary), text);
         },
         // Not stored: nothing to list (the window's own failure is told already).
@@ -362,7 +363,7 @@ export class WindowCore implements Supervised {
     if (events.some((e) => e._tag === "Erased")) throw new ThreadNotFound({ id: this.clientId });
     // The list's entry, as the log has it: one a fault left behind is made right.
     const summary = log.thread();
-    if (summary.createdAt !== null && summary.turns > 0)
+    if (summary !== undefined && summary.createdAt !== null && summary.turns > 0)
       this.#indexed = deps.threads
         .put(entryOf(this.owner, this.clientId, summary))
         .catch((error: unknown) => deps.onError(error, { clientId: this.clientId }));

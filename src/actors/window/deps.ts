@@ -39,6 +39,12 @@ export interface WindowDeps {
   readonly store: EventStore;
   /** Where the window writes what its thread's list shows: the store's index, or the host's in memory. */
   readonly threads: ThreadIndex;
+  /**
+   * Whether windows write their thread's entry as they go (and keep its
+   * summary for it): not on a store that keeps no log after its window
+   * closes, whose threads the host lists from its open windows.
+   */
+  readonly indexing: boolean;
   /** How what a conversation used is read from `store`, at the app's prices: made once by the host. */
   readonly usage: UsageReading;
   /** On a store several hosts share (it has leases): how this host reaches the others. */

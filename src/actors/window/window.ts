@@ -10,6 +10,7 @@
 import { defer, type Observable, throwError } from "rxjs";
 import type { User } from "../../runtime/commands/origin.ts";
 import type { LogEvent } from "../../runtime/log/events.ts";
+import { threadSummary } from "../../runtime/threads/summary.ts";
 import { promptRefused } from "../assistantWindow.ts";
 import type { Reply, Request } from "../cluster/messages.ts";
 import { WriterOps } from "../cluster/ops.ts";
@@ -141,8 +142,11 @@ export class HostWindow implements OpenWindow {
     return this.#core.indexed();
   }
 
-  thread(): ReturnType<OpenWindow["thread"]> {
-    return this.#core.log.thread();
+  async thread(): ReturnType<OpenWindow["thread"]> {
+    const { log, deps } = this.#core;
+    await this.#core.owned();
+    // A log that keeps no summary (its thread is not indexed as written) is folded from the store.
+    return log.thread() ?? threadSummary.fold(await deps.store.read(log.stream, 0));
   }
 
   answer(request: Request): Promise<Reply> {

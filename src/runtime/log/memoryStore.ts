@@ -58,7 +58,8 @@ export function memoryStore(options: { readonly shared?: SharedMemory } = {}): E
     shared === undefined
       ? undefined
       : memoryLeases(shared.clock ?? systemClock, { ...shared, lastSeq });
-  const threads = memoryThreads();
+  // Shared, its logs outlive their windows: it keeps their index (a host indexes a plain one's open windows).
+  const threads = shared === undefined ? undefined : memoryThreads();
   // Entries, not functions: one function subscribed twice is two subscriptions.
   const listeners = new Set<{ readonly listener: (change: StoreChange) => void }>();
   const tell = (change: StoreChange) => {
@@ -73,7 +74,7 @@ export function memoryStore(options: { readonly shared?: SharedMemory } = {}): E
   return {
     durable: shared !== undefined,
     ...(leases === undefined ? {} : { leases }),
-    threads,
+    ...(threads === undefined ? {} : { threads }),
     append: async (stream, events: ReadonlyArray<NewEvent>, expectedSeq, writer) => {
       if (writer !== undefined) leases?.check(stream, writer);
       const actualSeq = lastSeq(stream);

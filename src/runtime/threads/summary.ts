@@ -43,9 +43,16 @@ export interface ThreadSummary {
 }
 
 const whitespace = /\s+/g;
+/** Whitespace that is not one plain space: where a text is not on one line already. */
+const notOneLine = /[^\S ]| {2}/;
 
-/** Text on one line, its runs of whitespace one space each. */
-const oneLine = (text: string) => text.replace(whitespace, " ").trim();
+/**
+ * Text on one line, its runs of whitespace one space each: the same string
+ * when it is so already (a window's summary then shares its prompt's text
+ * with the log, rather than holding a copy).
+ */
+const oneLine = (text: string) =>
+  notOneLine.test(text) ? text.replace(whitespace, " ").trim() : text.trim();
 
 /**
  * The thread summary fold.
