@@ -2,7 +2,8 @@
  * elyra-assistant/react: the browser store (`elyra-assistant/ui`) as React
  * hooks. `<AssistantProvider client={…}>` shares one window's client and
  * store; `useAssistant()` reads the snapshot with `useSyncExternalStore` and
- * gives the actions; `useLiveQuery(command, args)` follows a live query.
+ * gives the actions; `useLiveQuery(command, args)` follows a live query;
+ * `useThreads()` and `useThread(id)` read the user's conversations.
  * React (18.3 or 19) is an optional peer: without it this entry fails on
  * import, naming the package to install. Safe to import and render on a
  * server: nothing touches `window` or opens a stream until a component
@@ -20,6 +21,12 @@ export { useAssistant } from "./adapters/react/useAssistant.ts";
 export type { LiveQueryState } from "./adapters/react/useLiveQuery.ts";
 export { useLiveQuery } from "./adapters/react/useLiveQuery.ts";
 export type {
+  ThreadState,
+  ThreadsState,
+  UseThreadsOptions,
+} from "./adapters/react/useThreads.ts";
+export { useThread, useThreads } from "./adapters/react/useThreads.ts";
+export type {
   AssistantSnapshot,
   AssistantStore,
   AssistantStoreOptions,
@@ -29,9 +36,13 @@ export { createAssistantStore } from "./adapters/ui/assistantStore.ts";
 export type {
   AssistantClient,
   AssistantClientOptions,
+  AssistantThreads,
   ConfirmEcho,
   ConfirmResult,
   LiveResult,
+  ThreadFound,
+  ThreadInfo,
+  ThreadListQuery,
 } from "./adapters/ui/client.ts";
 export { assistantClient } from "./adapters/ui/client.ts";
 export type { AssistantError } from "./adapters/ui/errors.ts";

@@ -17,12 +17,16 @@ export { createAssistantStore } from "./adapters/ui/assistantStore.ts";
 export type {
   AssistantClient,
   AssistantClientOptions,
+  AssistantThreads,
   ConfirmEcho,
   ConfirmResponse,
   ConfirmResult,
   ErrorBody,
   LiveResult,
   SourceName,
+  ThreadFound,
+  ThreadInfo,
+  ThreadListQuery,
   ToolInfo,
 } from "./adapters/ui/client.ts";
 export { assistantClient } from "./adapters/ui/client.ts";

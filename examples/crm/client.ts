@@ -22,13 +22,15 @@ import type { CustomerPage, CustomerRecord, InvoicePage, InvoiceRecord } from ".
 
 // ---- The assistant -------------------------------------------------------
 
+/** Where the tab keeps the id of the thread it shows. */
+const CLIENT_KEY = "elyra-crm-client";
+
 /** One window per browser tab: a reload keeps the id, so the conversation replays. */
 const clientId = (): string => {
-  const key = "elyra-crm-client";
-  const known = sessionStorage.getItem(key);
+  const known = sessionStorage.getItem(CLIENT_KEY);
   if (known !== null && /^[A-Za-z0-9_-]{1,128}$/.test(known)) return known;
   const id = crypto.randomUUID();
-  sessionStorage.setItem(key, id);
+  sessionStorage.setItem(CLIENT_KEY, id);
   return id;
 };
 
@@ -41,6 +43,8 @@ const client = assistantClient({ baseUrl: "/__assistant", token, clientId: clien
 // Open beside the page on a desktop; on a phone it would cover the page: it opens from the header.
 const store = createAssistantStore(client, {
   route: currentRoute,
+  // Another thread shown (from the panel's list, or a new conversation): a reload shows it again.
+  onThread: (id) => sessionStorage.setItem(CLIENT_KEY, id),
   open: !window.matchMedia("(max-width: 600px)").matches,
 });
 /**

@@ -223,7 +223,11 @@ export const installPalette = (store: AssistantStore): void => {
         kind: "Command",
         words: "assistant reset clear start over",
         run: () => {
-          void store.open().then(() => store.reset());
+          // A new thread: the conversation left stays in the panel's list of conversations.
+          void store.open().then(() => {
+            if (store.switchThread === undefined) return store.reset();
+            store.switchThread();
+          });
           focusPanel();
         },
       },

@@ -28,7 +28,8 @@ describe("elyra-assistant/ui in a browser bundle", () => {
     expect(code).not.toContain("innerHTML");
     expect(code).not.toContain("insertAdjacentHTML");
     expect(code).not.toContain("dangerouslyAllowBrowser");
-    expect(code.length).toBeLessThan(60_000);
+    // 75 KB: the panel with its list of conversations (issue 33) weighs about 71 KB.
+    expect(code.length).toBeLessThan(75_000);
   });
 });
 
@@ -81,6 +82,6 @@ describe("elyra-assistant/ui/bundle.js, the prebuilt module", () => {
     const [kb, gzKb] = [Number(said?.[1]) * 1000, Number(said?.[2]) * 1000];
     expect(Math.abs(bytes - kb) / kb).toBeLessThan(0.1);
     expect(Math.abs(gzipped - gzKb) / gzKb).toBeLessThan(0.1);
-    expect(bytes).toBeLessThan(60_000);
+    expect(bytes).toBeLessThan(75_000);
   });
 });

@@ -9,7 +9,13 @@
 import type { LogEvent } from "../../runtime/log/events.ts";
 import { type PanelItem, type PanelState, panelItems } from "../../runtime/log/panelItems.ts";
 import type { ConfirmResult } from "../web/wire.ts";
-import type { AssistantClient, ConfirmEcho, SourceResponse, UsageResponse } from "./client.ts";
+import type {
+  AssistantClient,
+  AssistantThreads,
+  ConfirmEcho,
+  SourceResponse,
+  UsageResponse,
+} from "./client.ts";
 import { type AssistantError, ConnectionError, connectionErrorOf, HostError } from "./errors.ts";
 
 /**
@@ -58,6 +64,12 @@ export interface AssistantStoreOptions {
   readonly open?: boolean;
   /** The last seq already seen, to resume after (0: the whole log). */
   readonly fromSeq?: number;
+  /**
+   * Told the thread's id each time the store shows another thread (a new
+   * conversation, or one opened from the list): keep it (in
+   * `sessionStorage`, say) for a reload to show that thread again.
+   */
+  readonly onThread?: (id: string) => void;
 }
 
 /**
@@ -108,6 +120,19 @@ export interface AssistantStore {
    * write-only. Rejects with the `AssistantError`, never sets `error`.
    */
   readonly key?: (key: string | null) => Promise<void>;
+  /** The id of the thread shown now: the client's id. Optional, like the rest below, for a store made by hand. */
+  readonly thread?: () => string;
+  /**
+   * Shows another thread: `id`, one of the user's, or a new conversation,
+   * under a new id, when left out. What was shown is forgotten and the
+   * thread's log is folded from its start, as after the host said to start
+   * over; a turn still running in the thread left runs on there. Returns
+   * the id shown now. Missing when the client cannot switch (`reset`
+   * starts anew instead).
+   */
+  readonly switchThread?: (id?: string) => string;
+  /** The user's threads (the client's): missing when the client has none. */
+  readonly threads?: AssistantThreads;
 }
 
 /** The hash route (`#/customers/42` → `/customers/42`) when the app routes by hash, else the path. */
@@ -183,13 +208,32 @@ export const createAssistantStore = (
       },
       () => set({ connected: true }),
       // The host's log is not the one folded here: what was shown is forgotten, the log follows.
-      () => {
-        panel = panelItems.initial;
-        lastSeq = 0;
-        set({ busy: panel.busy, items: panel.items, waiting: NONE_WAITING });
-      },
+      () => forget(),
     );
   };
+
+  const forget = (patch: Partial<AssistantSnapshot> = {}): void => {
+    panel = panelItems.initial;
+    lastSeq = 0;
+    set({ busy: panel.busy, items: panel.items, waiting: NONE_WAITING, ...patch });
+  };
+
+  const clientSwitch = client.switchThread?.bind(client);
+  const switchThread =
+    clientSwitch === undefined
+      ? undefined
+      : (id?: string): string => {
+          if (id !== undefined && id === client.clientId) return id;
+          const shown = clientSwitch(id);
+          const streaming = closeStream !== undefined;
+          closeStream?.();
+          closeStream = undefined;
+          forget({ connected: false, error: null });
+          // Its log from the start, on a stream of its own.
+          if (streaming) connect();
+          options.onThread?.(shown);
+          return shown;
+        };
 
   const request = async (send: () => Promise<unknown>): Promise<boolean> => {
     try {
@@ -262,5 +306,8 @@ export const createAssistantStore = (
     ...(sourceInfo === undefined ? {} : { sourceInfo }),
     ...(usage === undefined ? {} : { usage }),
     key: (key) => client.key(key),
+    thread: () => client.clientId,
+    ...(switchThread === undefined ? {} : { switchThread }),
+    ...(client.threads === undefined ? {} : { threads: client.threads }),
   };
 };

@@ -19,8 +19,17 @@ import type {
 import { BASE_PATH, CLIENT_HEADER, START_OVER_EVENT, TOKEN_HEADER } from "../web/wire.ts";
 import { type AssistantError, connectionErrorOf, hostErrorOf } from "./errors.ts";
 import { type Backoff, DEFAULT_BACKOFF, openEventStream } from "./eventStream.ts";
+import {
+  type AssistantThreads,
+  type ThreadFound,
+  type ThreadInfo,
+  type ThreadListQuery,
+  type ThreadsResponse,
+  threadCalls,
+} from "./threadClient.ts";
 
 export type {
+  AssistantThreads,
   ConfirmEcho,
   ConfirmResponse,
   ConfirmResult,
@@ -28,6 +37,10 @@ export type {
   LiveResult,
   SourceName,
   SourceResponse,
+  ThreadFound,
+  ThreadInfo,
+  ThreadListQuery,
+  ThreadsResponse,
   ToolInfo,
   UsageResponse,
 };
@@ -51,7 +64,23 @@ export interface AssistantClientOptions {
  * `ConnectionError`). Most apps use it through `createAssistantStore`.
  */
 export interface AssistantClient {
+  /** The window's id: the thread it shows, sent as `x-elyra-client` (it changes with `switchThread`). */
   readonly clientId: string;
+  /**
+   * Shows another thread from now on: `id`, one of the user's (from
+   * `threads.list`), or a new one, under a new random id, when left out;
+   * returns the id sent from now on. A stream opened before keeps the thread
+   * it was opened on (the store closes it and opens one on the new thread).
+   * Optional so a client made by hand still type-checks; the panel then
+   * starts a conversation anew with `reset`.
+   */
+  readonly switchThread?: (id?: string) => string;
+  /**
+   * The user's threads: their list, search, rename, archive and erasure.
+   * Optional like `switchThread`: the panel shows no list of conversations
+   * without it.
+   */
+  readonly threads?: AssistantThreads;
   /** Starts a turn; resolves to its number (the turn runs on: watch `events`). */
   readonly prompt: (text: string, route?: string) => Promise<{ readonly turn: number }>;
   /** Answers one confirmation; resolves to what became of it (`{ _tag: "Answered", answer }`, `UnknownConfirmation`, …). */
@@ -120,6 +149,7 @@ export interface AssistantClient {
   ) => () => void;
 }
 
+/** A new window's id: 128 random bits in hex, so nobody can guess a thread's. */
 const randomId = (): string => {
   const bytes = new Uint8Array(16);
   globalThis.crypto.getRandomValues(bytes);
@@ -153,7 +183,8 @@ const resultOf = (data: string): LiveResult | undefined => {
 };
 
 /**
- * A client of one window's host routes.
+ * A client of one window's host routes, and of the user's threads: the
+ * window shows one thread at a time, and `switchThread` changes which.
  *
  * @example
  * ```ts
@@ -161,25 +192,33 @@ const resultOf = (data: string): LiveResult | undefined => {
  * const close = client.events(0, (event) => console.log(event._tag));
  * await client.prompt("Which invoices are overdue?", "/invoices");
  * close();
+ * const { threads } = await client.threads.list(); // the user's conversations, latest first
+ * client.switchThread(threads[1]?.id); // the next stream opened shows that one
  * ```
  */
-export const assistantClient = (options: AssistantClientOptions): AssistantClient => {
+export const assistantClient = (
+  options: AssistantClientOptions,
+): AssistantClient & Required<Pick<AssistantClient, "switchThread" | "threads">> => {
   const base = (options.baseUrl ?? BASE_PATH).replace(/\/+$/, "");
-  const clientId = options.clientId ?? randomId();
+  let clientId = options.clientId ?? randomId();
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const headers = { [TOKEN_HEADER]: options.token, [CLIENT_HEADER]: clientId };
+  // Read at each request: the thread the window shows may change.
+  const headersNow = () => ({ [TOKEN_HEADER]: options.token, [CLIENT_HEADER]: clientId });
   // Read at each call, so a test (or a polyfill) installed later is used.
   const fetchOf = (): typeof globalThis.fetch => options.fetch ?? globalThis.fetch;
 
   const post = async (
     route: string,
     body?: unknown,
-    init: { readonly keepalive?: boolean } = {},
+    init: { readonly keepalive?: boolean; readonly window?: boolean } = {},
   ): Promise<Response> => {
+    const { window = true, ...sent } = init;
+    // The thread routes are the user's, not a window's: no client header.
+    const headers = window ? headersNow() : { [TOKEN_HEADER]: options.token };
     let response: Response;
     try {
       response = await fetchOf()(`${base}/${route}`, {
-        ...init,
+        ...sent,
         method: "POST",
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -199,7 +238,14 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
   };
 
   return {
-    clientId,
+    get clientId() {
+      return clientId;
+    },
+    switchThread: (id) => {
+      clientId = id ?? randomId();
+      return clientId;
+    },
+    threads: threadCalls((route, body) => post(route, body, { window: false }), json),
     prompt: async (text, route) =>
       json(await post("prompt", route === undefined ? { text } : { text, route })),
     confirm: async (confirmId, accept, echo) =>
@@ -222,7 +268,8 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
       return openEventStream({
         fetch: (input, init) => fetchOf()(input, init),
         url: `${base}/events`,
-        headers,
+        // The thread it opens on, for as long as it stays open.
+        headers: headersNow(),
         backoff,
         lastEventId: () => lastId,
         onMessage: (message) => {
@@ -249,7 +296,7 @@ export const assistantClient = (options: AssistantClientOptions): AssistantClien
       return openEventStream({
         fetch: (input, init) => fetchOf()(input, init),
         url: `${base}/live?${query}`,
-        headers,
+        headers: headersNow(),
         backoff,
         lastEventId: () => undefined,
         onMessage: (message) => {

@@ -8,8 +8,9 @@ import type { PanelItem } from "../../runtime/log/panelItems.ts";
 import type { AssistantSnapshot, AssistantStore } from "./assistantStore.ts";
 import { installedWelcome, whenInstalled } from "./installed.ts";
 import { itemView, keyOf, patchAnswer, patchScript, type ViewContext } from "./itemViews.ts";
-import { type Parts, panelParts } from "./panelParts.ts";
+import { type Parts, panelParts, showWaiting } from "./panelParts.ts";
 import { keySettingsOf } from "./panelSettings.ts";
+import { threadSourceOf } from "./threadList.ts";
 import type { AssistantSuggestion } from "./welcome.ts";
 
 /**
@@ -136,6 +137,7 @@ export class AssistantPanel extends Base {
     this.#parts?.settings.use(keySettingsOf(this.#store));
     const usage = this.#store?.usage;
     this.#parts?.usage.use(usage === undefined ? undefined : { usage });
+    this.#parts?.threads.use(threadSourceOf(this.#store));
     if (this.#store === undefined) {
       // No store given: the page's installed one, now or once the page installs it.
       this.#unsubscribe = whenInstalled((store) => {
@@ -157,6 +159,11 @@ export class AssistantPanel extends Base {
       sourceNotice: (notice) => {
         this.#hostNotice = notice;
         this.#showNotice();
+      },
+      // Another thread shown: its usage is read anew; opened from the list, the text box is next.
+      switched: (opened) => {
+        if (opened) this.#parts?.textarea.focus();
+        this.#parts?.usage.turnEnded();
       },
     });
     const { form, close, reset, ...parts } = built;
@@ -188,9 +195,16 @@ export class AssistantPanel extends Base {
       void this.#store?.stop();
     });
     reset.addEventListener("click", () => {
+      parts.threads.close(false);
       textarea.focus();
-      // A new conversation: the usage line reads its budget anew (a warning of the old one goes).
-      void this.#store?.reset().then(() => this.#parts?.usage.turnEnded());
+      // A new thread (this one stays in the list), else this one anew; its usage is read anew.
+      const store = this.#store;
+      if (store?.switchThread === undefined)
+        void store?.reset().then(() => parts.usage.turnEnded());
+      else {
+        store.switchThread();
+        parts.usage.turnEnded();
+      }
     });
     close.addEventListener("click", () => this.#store?.close());
     launcher.addEventListener("click", () => this.#store?.open());
@@ -254,8 +268,7 @@ export class AssistantPanel extends Base {
     this.#last = snapshot;
     if (snapshot.open !== last?.open) {
       const hadFocus = this.#focused();
-      // Where the page's focus was when the panel opened (the app's own "Ask" button, say):
-      // closing the panel gives it back there, if it is still on the page and shown.
+      // Where the page's focus was when the panel opened (its "Ask" button): given back at close.
       const active = this.ownerDocument.activeElement;
       if (snapshot.open)
         this.#opener =
@@ -266,6 +279,7 @@ export class AssistantPanel extends Base {
       parts.launcher.hidden = snapshot.open;
       parts.launcher.setAttribute("aria-expanded", String(snapshot.open));
       if (snapshot.open) parts.settings.check();
+      else parts.threads.close(false);
       const opener = this.#opener;
       const back =
         opener?.isConnected === true && opener.getClientRects().length > 0
@@ -277,18 +291,8 @@ export class AssistantPanel extends Base {
     }
     // A turn ended: the usage line reads what it used (and says so unasked if the budget runs low).
     if (last?.busy === true && !snapshot.busy) parts.usage.turnEnded();
-    if (snapshot.waiting !== last?.waiting) {
-      // A question never waits unseen: the closed panel's launcher says how many wait.
-      const count = snapshot.waiting.length;
-      parts.badge.textContent = count === 0 ? "" : String(count);
-      parts.badge.hidden = count === 0;
-      if (count === 0) parts.launcher.removeAttribute("aria-label");
-      else
-        parts.launcher.setAttribute(
-          "aria-label",
-          `Assistant — ${count} question${count === 1 ? "" : "s"} waiting`,
-        );
-    }
+    if (snapshot.waiting !== last?.waiting)
+      showWaiting(parts, snapshot.waiting.length, last?.waiting.length);
     parts.connection.hidden = snapshot.connected;
     parts.stop.hidden = !snapshot.busy;
     parts.send.disabled = snapshot.busy;

@@ -6,6 +6,7 @@
 import { h } from "./dom.ts";
 import { type PanelSettings, panelSettings } from "./panelSettings.ts";
 import { adoptPanelStyles } from "./panelSheet.ts";
+import { type ThreadListView, threadList } from "./threadList.ts";
 import { type UsageView, usageView } from "./usageView.ts";
 import { type WelcomeView, welcomeView } from "./welcome.ts";
 
@@ -27,6 +28,8 @@ export interface Parts {
   readonly usage: UsageView;
   /** While the log is empty: the greeting and the suggestions. */
   readonly welcome: WelcomeView;
+  /** The user's conversations: the header's Conversations button and its list. */
+  readonly threads: ThreadListView;
 }
 
 /** What the parts tell the element. */
@@ -35,6 +38,8 @@ export interface PartsEvents {
   readonly suggest: (prompt: string, send: boolean) => void;
   /** The host said what the banner says (`POST /source`): a sentence, or `null` for none. */
   readonly sourceNotice: (notice: string | null) => void;
+  /** The list showed another thread; `opened`: the user opened it, and the list closed. */
+  readonly switched: (opened: boolean) => void;
 }
 
 /** Builds the panel's parts in `root`, its styles adopted; `form`, `close` and `reset` for wiring. */
@@ -60,7 +65,14 @@ export const panelParts = (
     { type: "button", class: "close", "aria-label": "Close assistant" },
     "×",
   );
-  const reset = h(doc, "button", { type: "button", class: "reset" }, "New conversation");
+  // Its words, or on a phone (where the header has no room for them) a glyph; named alike.
+  const reset = h(
+    doc,
+    "button",
+    { type: "button", class: "reset", "aria-label": "New conversation", title: "New conversation" },
+    h(doc, "span", { class: "wide", "aria-hidden": "true" }, "New conversation"),
+    h(doc, "span", { class: "narrow", "aria-hidden": "true" }, "+"),
+  );
   const badge = h(doc, "span", { class: "badge", "aria-hidden": "true", hidden: "" });
   const launcher = h(
     doc,
@@ -87,6 +99,7 @@ export const panelParts = (
     if (info.notice !== undefined) on.sourceNotice(info.notice);
   });
   const usage = usageView(doc);
+  const threads = threadList(doc, on.switched);
   const panel = h(
     doc,
     "section",
@@ -98,6 +111,7 @@ export const panelParts = (
       {},
       h(doc, "h2", {}, "Assistant"),
       connection,
+      threads.button,
       settings.button,
       usage.button,
       reset,
@@ -105,6 +119,7 @@ export const panelParts = (
     ),
     usage.line,
     settings.view,
+    threads.view,
     welcome.element,
     log,
     problem,
@@ -126,8 +141,30 @@ export const panelParts = (
     settings,
     usage,
     welcome,
+    threads,
     form,
     close,
     reset,
   };
+};
+
+/**
+ * A question never waits unseen: the closed panel's launcher says how many wait.
+ *
+ * @example
+ * ```ts
+ * showWaiting(parts, snapshot.waiting.length); // "Assistant — 2 questions waiting"
+ * ```
+ */
+export const showWaiting = (parts: Parts, count: number, before = 0): void => {
+  // A new question is never hidden behind the list of conversations: the list closes for it.
+  if (count > before) parts.threads.close(false);
+  parts.badge.textContent = count === 0 ? "" : String(count);
+  parts.badge.hidden = count === 0;
+  if (count === 0) parts.launcher.removeAttribute("aria-label");
+  else
+    parts.launcher.setAttribute(
+      "aria-label",
+      `Assistant — ${count} question${count === 1 ? "" : "s"} waiting`,
+    );
 };

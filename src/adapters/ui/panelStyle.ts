@@ -8,6 +8,7 @@
  * 600 px wide the open panel is a sheet over the whole window and the
  * launcher floats in the corner.
  */
+import { THREADS_CSS } from "./threadStyle.ts";
 import { WELCOME_CSS } from "./welcome.ts";
 
 export const PANEL_CSS = `
@@ -141,4 +142,4 @@ button.accept.destructive { background: #b42318; border-color: #b42318; color: #
   .confirm fieldset.edit input:not([type="checkbox"]), .confirm fieldset.edit textarea { font-size: 16px; }
   .confirm .buttons button { min-height: 44px; }
 }
-${WELCOME_CSS}`;
+${WELCOME_CSS}${THREADS_CSS}`;
