@@ -50,10 +50,11 @@ describe("the tarball", () => {
     const bytes = statSync(tarball).size;
     figure("tarball", `${megabytes(bytes)}, ${files.length} files`);
     // What a user downloads: a regression past this is worth a look. At 1.04 MB (issue 29), then
-    // 1.20 MB (issue 32: tool search, the cache layout, summaries, budgets, usage) it is the
+    // 1.20 MB (issue 32: tool search, the cache layout, summaries, budgets, usage), then
+    // 1.31 MB (issue 33: threads, their index in each store, erasure, the panel's list) it is the
     // sources the maps point to, the compiled code with its maps and types (dist 2.8 MB unpacked),
     // and the docs (0.62 MB unpacked); nothing in it is there by mistake.
-    expect(bytes).toBeLessThan(1_300_000);
+    expect(bytes).toBeLessThan(1_400_000);
   });
 
   it("has no import of a .ts file left in its JavaScript", () => {

@@ -17,7 +17,7 @@ import {
   listedAfter,
   listLimit,
   matchesAll,
-  pageAfter,
+  pageOf,
   pageStart,
   searchLimit,
   searchTerms,
@@ -97,11 +97,10 @@ export const memoryThreads = (): MemoryThreads => {
         .map((held) => held.entry)
         .filter((e) => e.archived === archived && (end === undefined || listedAfter(e, end)))
         .sort(byRecentUse);
-      const page = listed.slice(0, limit).map((e) => ({ ...e }));
-      const last = page.at(-1);
-      return listed.length > limit && last !== undefined
-        ? { threads: page, next: pageAfter(last) }
-        : { threads: page };
+      return pageOf(
+        listed.slice(0, limit + 1).map((e) => ({ ...e })),
+        limit,
+      );
     },
     search: async (owner, query: ThreadSearchQuery): Promise<ReadonlyArray<ThreadHit>> => {
       const terms = searchTerms(query.text);

@@ -13,6 +13,8 @@ import {
   MAX_TERM_CHARS,
   MAX_TERMS,
   SEARCH_LIMIT,
+  type ThreadEntry,
+  type ThreadPage,
   ThreadQueryInvalid,
 } from "./threadIndex.ts";
 
@@ -132,3 +134,16 @@ export const listedAfter = (thread: PageEnd, end: PageEnd): boolean =>
 /** The order of a list: most recently used first, then by id, down. */
 export const byRecentUse = (a: PageEnd, b: PageEnd): number =>
   b.lastAt - a.lastAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * A page of `limit` threads from those listed from its start (in list
+ * order, at least one more than `limit` when another page follows): its
+ * `next` is where the page after it starts.
+ */
+export const pageOf = (listed: ReadonlyArray<ThreadEntry>, limit: number): ThreadPage => {
+  const threads = listed.slice(0, limit);
+  const last = threads.at(-1);
+  return listed.length > limit && last !== undefined
+    ? { threads, next: pageAfter(last) }
+    : { threads };
+};

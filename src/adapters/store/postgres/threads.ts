@@ -19,7 +19,7 @@ import {
 } from "../../../runtime/threads/threadIndex.ts";
 import {
   listLimit,
-  pageAfter,
+  pageOf,
   pageStart,
   searchLimit,
   searchTerms,
@@ -173,11 +173,7 @@ export const postgresThreads = (t: ThreadTables): ThreadIndex => {
       const rows = (await (end === undefined
         ? run(LIST, [owner, archived, limit + 1])
         : run(LIST_AFTER, [owner, archived, limit + 1, end.lastAt, end.id]))) as EntryRow[];
-      const page = rows.slice(0, limit).map(entryOf);
-      const last = page.at(-1);
-      return rows.length > limit && last !== undefined
-        ? { threads: page, next: pageAfter(last) }
-        : { threads: page };
+      return pageOf(rows.map(entryOf), limit);
     },
     search: async (owner, query: ThreadSearchQuery): Promise<ReadonlyArray<ThreadHit>> => {
       const terms = searchTerms(query.text);

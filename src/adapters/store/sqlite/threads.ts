@@ -16,7 +16,7 @@ import type {
 } from "../../../runtime/threads/threadIndex.ts";
 import {
   listLimit,
-  pageAfter,
+  pageOf,
   pageStart,
   searchLimit,
   searchTerms,
@@ -234,11 +234,7 @@ export const sqliteThreads = (db: Database.Database, removed: () => void): Threa
         end === undefined
           ? firstPage.all(owner, archived, limit + 1)
           : pageAfterEnd.all(owner, archived, end.lastAt, end.lastAt, end.id, limit + 1);
-      const page = rows.slice(0, limit).map(entryOf);
-      const last = page.at(-1);
-      return rows.length > limit && last !== undefined
-        ? { threads: page, next: pageAfter(last) }
-        : { threads: page };
+      return pageOf(rows.map(entryOf), limit);
     },
     search: async (owner, query: ThreadSearchQuery): Promise<ReadonlyArray<ThreadHit>> => {
       const terms = searchTerms(query.text);
