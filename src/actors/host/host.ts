@@ -262,6 +262,11 @@ export const createHost = (app: App, options: HostOptions): Host => {
       windows.get(change.stream.slice(STREAM_PREFIX.length))?.window.catchUp(change.seq);
     });
   };
+  /** Closes an open window, its turn stopped first (one another host runs is stopped there). */
+  const stopAndClose = async (window: OpenWindow) => {
+    if (window.running()) window.stop();
+    await window.close();
+  };
   const threads = hostThreads({
     store,
     index,
@@ -271,9 +276,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
     openOf,
     closeOpen: async (id) => {
       const known = windows.get(id);
-      if (known === undefined) return;
-      if (known.window.running()) known.window.stop();
-      await known.window.close();
+      if (known !== undefined) await stopAndClose(known.window);
     },
   });
   const host: Host = {
@@ -315,9 +318,7 @@ export const createHost = (app: App, options: HostOptions): Host => {
       const known = windows.get(clientId);
       if (known === undefined) return;
       if (known.owner !== userKey(user)) throw new WindowOwnerMismatch({ clientId });
-      // A turn another host runs for this window is stopped there, as closing stops one here.
-      if (known.window.running()) known.window.stop();
-      await known.window.close();
+      await stopAndClose(known.window);
     },
     openWindows: () => windows.size,
     usage: ({ user, since }) => {

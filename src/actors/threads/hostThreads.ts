@@ -160,6 +160,12 @@ export const hostThreads = (
     await index.remove(owner, id);
   };
 
+  /** Erases thread `id` if its log is `owner`'s; refused as not found otherwise. */
+  const eraseTheirs = async (owner: string, id: string): Promise<void> => {
+    if (!(await isTheirs(owner, id))) throw new ThreadNotFound({ id });
+    await eraseThread(owner, id);
+  };
+
   /** Every thread `owner` may have: named by their stream, open here, or listed. */
   const allOf = async (owner: string): Promise<Set<string>> => {
     const ids = await conversationsOf(store, owner, deps.openOf(owner));
@@ -203,14 +209,12 @@ export const hostThreads = (
       const owner = userKey(user);
       // Their list names it before its log is read at all; then its log must name them too.
       await entry(owner, id);
-      if (!(await isTheirs(owner, id))) throw new ThreadNotFound({ id });
-      await eraseThread(owner, id);
+      await eraseTheirs(owner, id);
     },
     erase: async ({ user, thread }) => {
       const owner = userKey(user);
       if (thread !== undefined) {
-        if (!(await isTheirs(owner, thread))) throw new ThreadNotFound({ id: thread });
-        await eraseThread(owner, thread);
+        await eraseTheirs(owner, thread);
         return { threads: 1 };
       }
       let erased = 0;
@@ -239,7 +243,8 @@ export const hostThreads = (
         if (summary.createdAt === null || summary.erased || !namesOwner(store, named, owner))
           continue;
         const listed = entryOf(owner, id, summary);
-        await index.put(listed);
+        // The entry goes with each text; alone, when the thread has none.
+        if (texts.size === 0) await index.put(listed);
         for (const text of texts.values()) await index.put(listed, text);
         count++;
       }

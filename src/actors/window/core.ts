@@ -15,16 +15,10 @@ import {
   type Recovered,
 } from "../../machines/supervisorMachine.ts";
 import type { WindowConversation } from "../../machines/windowMachine.ts";
-import { clip } from "../../runtime/clip.ts";
 import type { User } from "../../runtime/commands/origin.ts";
 import { isTurnEnd, type UnstampedEvent } from "../../runtime/log/events.ts";
 import { LeaseLost } from "../../runtime/log/writerLeases.ts";
-import {
-  answeredText,
-  entryOf,
-  TURN_TEXT_CHARS,
-  type TurnText,
-} from "../../runtime/threads/summary.ts";
+import { changesEntry, entryOf, turnTextOf } from "../../runtime/threads/summary.ts";
 import { promptRefused, ThreadNotFound, WindowOwnerMismatch } from "../assistantWindow.ts";
 import { type WindowLease, windowLease } from "../cluster/lease.ts";
 import { UNLEASED, type WindowWriter } from "../cluster/writer.ts";
@@ -235,34 +229,11 @@ export class WindowCore implements Supervised {
    * writes its entry again).
    */
   #index(event: UnstampedEvent, stored: Promise<unknown>): void {
-    let text: TurnText | undefined;
-    switch (event._tag) {
-      case "TurnStarted":
-        this.#prompt = { turn: event.turn, text: event.text };
-        text = { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) };
-        break;
-      case "Answered":
-      case "Stopped": {
-        const prompt = this.#prompt;
-        this.#prompt = undefined;
-        if (prompt?.turn === event.turn)
-          text = {
-            turn: event.turn,
-            text: answeredText(prompt.text, event._tag === "Answered" ? event.text : event.partial),
-          };
-        break;
-      }
-      case "Failed":
-        this.#prompt = undefined;
-        break;
-      case "ThreadRenamed":
-        text = { turn: 0, text: event.title };
-        break;
-      case "ThreadArchived":
-        break;
-      default:
-        return;
-    }
+    if (!changesEntry(event)) return;
+    const prompt = this.#prompt;
+    const text = turnTextOf(event, (turn) => (prompt?.turn === turn ? prompt.text : undefined));
+    if (event._tag === "TurnStarted") this.#prompt = { turn: event.turn, text: event.text };
+    else if (isTurnEnd(event)) this.#prompt = undefined;
     const { deps, clientId, owner } = this;
     this.#indexed = this.#indexed
       .then(() => stored)

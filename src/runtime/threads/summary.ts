@@ -141,17 +141,65 @@ export const turnTextsOf = (
 ): TurnText[] => {
   const texts = new Map<number, TurnText>();
   for (const event of events) {
-    if (event._tag === "TurnStarted") {
-      prompts.set(event.turn, event.text);
-      texts.set(event.turn, { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) });
-    } else if (event._tag === "Answered" || event._tag === "Stopped") {
-      const prompt = prompts.get(event.turn);
-      if (prompt === undefined) continue;
-      const answer = event._tag === "Answered" ? event.text : event.partial;
-      texts.set(event.turn, { turn: event.turn, text: answeredText(prompt, answer) });
-    } else if (event._tag === "ThreadRenamed") texts.set(0, { turn: 0, text: event.title });
+    if (event._tag === "TurnStarted") prompts.set(event.turn, event.text);
+    const text = turnTextOf(event, (turn) => prompts.get(turn));
+    if (text !== undefined) texts.set(text.turn, text);
   }
   return [...texts.values()];
+};
+
+/** The events whose storing changes a thread's entry in its owner's list. */
+const ENTRY_EVENTS: ReadonlySet<string> = new Set([
+  "TurnStarted",
+  "Answered",
+  "Stopped",
+  "Failed",
+  "ThreadRenamed",
+  "ThreadArchived",
+]);
+
+/**
+ * Whether storing `event` changes its thread's entry: a turn begun or
+ * ended, a name, an archive.
+ *
+ * @example
+ * ```ts
+ * if (changesEntry(event)) await index.put(entryOf(owner, id, summary));
+ * ```
+ */
+export const changesEntry = (event: { readonly _tag: string }): boolean =>
+  ENTRY_EVENTS.has(event._tag);
+
+/**
+ * The search text one event gives its thread: a prompt (`TurnStarted`), the
+ * prompt then the answer (`Answered`, `Stopped`, when `promptOf` knows the
+ * turn's prompt), the thread's name (`ThreadRenamed`, as turn 0); none for
+ * any other event.
+ *
+ * @example
+ * ```ts
+ * turnTextOf(answered, () => "Who is overdue?"); // { turn: 3, text: "Who is overdue?\n\nThree are." }
+ * ```
+ */
+export const turnTextOf = (
+  event: UnstampedEvent,
+  promptOf: (turn: number) => string | undefined,
+): TurnText | undefined => {
+  switch (event._tag) {
+    case "TurnStarted":
+      return { turn: event.turn, text: clip(event.text, TURN_TEXT_CHARS) };
+    case "Answered":
+    case "Stopped": {
+      const prompt = promptOf(event.turn);
+      if (prompt === undefined) return undefined;
+      const answer = event._tag === "Answered" ? event.text : event.partial;
+      return { turn: event.turn, text: answeredText(prompt, answer) };
+    }
+    case "ThreadRenamed":
+      return { turn: 0, text: event.title };
+    default:
+      return undefined;
+  }
 };
 
 /**
